@@ -1,0 +1,204 @@
+package dev.baton;
+
+import dev.baton.internal.ClientSettings;
+import dev.baton.internal.Paths;
+import dev.baton.internal.Session;
+import dev.baton.internal.ZkMutex;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * A client of a ZooKeeper ensemble: one ZooKeeper session, and the recipes that stand on it.
+ * Thread-safe; meant to live as long as the process and be shared by all its threads.
+ *
+ * <pre>{@code
+ * try (Baton baton = Baton.connect("zk1:2181,zk2:2181,zk3:2181")) {
+ *   Mutex mutex = baton.mutex("/locks/sku-42");
+ *   try (Lease lease = mutex.acquire(Duration.ofSeconds(5))) {
+ *     stock.decrement(lease.fencingToken());
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Connection loss: operations that are safe to repeat are retried by the {@link RetryPolicy}
+ * once the connection is back. Session expiry: the client opens a new session by itself and tells
+ * {@link ConnectionStateListener}s {@link ConnectionState#LOST}, then {@link
+ * ConnectionState#RECONNECTED}; leases of the old session are {@link LeaseState#LOST}.
+ */
+public final class Baton implements AutoCloseable {
+  private final Session session;
+
+  private Baton(Session session) {
+    this.session = session;
+  }
+
+  /**
+   * Connects with default settings and waits for the session.
+   *
+   * @param connectString {@code host:port[,host:port...]}
+   * @throws ConnectionException if no server answers within the connection timeout (15 s)
+   */
+  public static Baton connect(String connectString) {
+    return builder().connectString(connectString).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
+  public Mutex mutex(String path) {
+    session.checkOpen();
+    return new ZkMutex(session, Paths.validate(path, "mutex path"));
+  }
+
+  public ConnectionState connectionState() {
+    return session.state();
+  }
+
+  /** The connect string this client was built with. */
+  public String connectString() {
+    return session.settings().connectString();
+  }
+
+  /** The session timeout the ensemble granted (it may differ from the one asked for). */
+  public Duration sessionTimeout() {
+    return session.negotiatedSessionTimeout();
+  }
+
+  /** The current session's id; it changes when the client opens a new session after expiry. */
+  public long sessionId() {
+    return session.sessionId();
+  }
+
+  /** Calls {@code listener} on the client's event executor for every later change of state. */
+  public void addConnectionStateListener(ConnectionStateListener listener) {
+    session.addStateListener(Objects.requireNonNull(listener, "listener"), session.eventExecutor());
+  }
+
+  public void addConnectionStateListener(ConnectionStateListener listener, Executor executor) {
+    session.addStateListener(
+        Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor"));
+  }
+
+  public void removeConnectionStateListener(ConnectionStateListener listener) {
+    session.removeStateListener(listener);
+  }
+
+  /**
+   * Closes the session: every lease this client holds is released (its nodes go with the
+   * session), waiters fail with {@link ClientClosedException}, and the client's threads stop.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    session.close();
+  }
+
+  /** Settings of a client; each is checked as it is set. {@link #build()} connects. */
+  public static final class Builder {
+    private String connectString;
+    private Duration sessionTimeout = Duration.ofSeconds(30);
+    private Duration connectionTimeout = Duration.ofSeconds(15);
+    private RetryPolicy retryPolicy = RetryPolicy.standard();
+    private String namespace = "";
+    private String authUser;
+    private String authPassword;
+    private Executor eventExecutor;
+
+    private Builder() {}
+
+    /** {@code host:port[,host:port...]}; required. */
+    public Builder connectString(String connectString) {
+      Objects.requireNonNull(connectString, "connectString");
+      if (connectString.isBlank()) {
+        throw new IllegalArgumentException("connectString must name at least one host:port, was blank");
+      }
+      if (connectString.contains("/")) {
+        throw new IllegalArgumentException(
+            "connectString '" + connectString + "' contains a path; use namespace(...) for a chroot");
+      }
+      this.connectString = connectString.trim();
+      return this;
+    }
+
+    /**
+     * How long the ensemble keeps the session (and its locks) after it last heard from the
+     * client. The ensemble clamps it to between 2 and 20 of its ticks. Default 30 s.
+     */
+    public Builder sessionTimeout(Duration sessionTimeout) {
+      this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
+      return this;
+    }
+
+    /** How long {@link #build()} waits for the first connection. Default 15 s. */
+    public Builder connectionTimeout(Duration connectionTimeout) {
+      this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
+      return this;
+    }
+
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    /**
+     * A path under which every path of this client lives ({@code "/apps/shop"}: the mutex
+     * {@code "/locks/a"} is then {@code /apps/shop/locks/a} on the ensemble). Created on demand.
+     */
+    public Builder namespace(String namespace) {
+      Objects.requireNonNull(namespace, "namespace");
+      this.namespace = namespace.isEmpty() ? "" : Paths.validate(namespace, "namespace");
+      if (this.namespace.equals("/")) {
+        this.namespace = "";
+      }
+      return this;
+    }
+
+    /** Authenticates the session with ZooKeeper's digest scheme as {@code user:password}. */
+    public Builder digestAuth(String user, String password) {
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(password, "password");
+      if (user.isEmpty() || user.contains(":")) {
+        throw new IllegalArgumentException("digest user must be non-empty and without ':', was '" + user + "'");
+      }
+      this.authUser = user;
+      this.authPassword = password;
+      return this;
+    }
+
+    /**
+     * Where listeners and async results run by default. By default a single thread of the
+     * client's own, so listeners see events in order.
+     */
+    public Builder eventExecutor(Executor eventExecutor) {
+      this.eventExecutor = Objects.requireNonNull(eventExecutor, "eventExecutor");
+      return this;
+    }
+
+    /**
+     * Connects and waits for the session.
+     *
+     * @throws ConnectionException naming the connect string if no server answers in time, or if
+     *     a host name cannot be resolved
+     */
+    public Baton build() {
+      if (connectString == null) {
+        throw new IllegalStateException("connectString is required: Baton.builder().connectString(\"host:2181\")");
+      }
+      ClientSettings settings = new ClientSettings(
+          connectString, sessionTimeout, connectionTimeout, retryPolicy, namespace, authUser,
+          authPassword);
+      return new Baton(Session.open(settings, eventExecutor));
+    }
+
+    private static Duration positive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+      return value;
+    }
+  }
+}

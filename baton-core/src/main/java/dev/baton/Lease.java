@@ -1,0 +1,56 @@
+package dev.baton;
+
+import java.time.Instant;
+import java.util.concurrent.Executor;
+
+/**
+ * Proof of holding a lock (or permits). Close it to release; closing is idempotent and may be
+ * done from any thread.
+ *
+ * <p>A lease is bound to the ZooKeeper session that acquired it. When the connection is
+ * suspended it turns {@link LeaseState#SUSPECT}; when the session expires, or the client has not
+ * heard from the ensemble for longer than the session timeout, it turns {@link LeaseState#LOST}
+ * and never comes back. Both are reported to listeners before another client can take the lock.
+ */
+public interface Lease extends AutoCloseable {
+
+  /** The lock's path (as the caller gave it, without the client's namespace). */
+  String path();
+
+  /**
+   * A number that strictly grows from one holder of this lock path to the next, across clients
+   * and across deletion and re-creation of the path. Pass it to the resource the lock protects
+   * and have the resource reject a token lower than one it has seen (a holder that lost its lease
+   * while stalled cannot then overwrite the work of its successor). It is the zxid that created
+   * the lease's node.
+   */
+  long fencingToken();
+
+  LeaseState state();
+
+  /** {@code state() == HELD}. */
+  boolean isValid();
+
+  /**
+   * The latest instant at which this lease can still be trusted without hearing from the
+   * ensemble again: the last contact the client can vouch for, plus the session timeout, less a
+   * safety margin. While the client is connected this keeps moving forward; once the connection
+   * is suspended it stands still, and the lease turns {@link LeaseState#LOST} when it passes. A
+   * released or lost lease returns a past instant.
+   */
+  Instant validUntil();
+
+  /** Calls {@code listener} on the client's event executor for every later state change. */
+  void addListener(LeaseListener listener);
+
+  /** Calls {@code listener} on {@code executor} for every later state change. */
+  void addListener(LeaseListener listener, Executor executor);
+
+  /**
+   * Releases the lease (one level of it, for a reentrant hold). Idempotent and never throws: the
+   * lease is invalid the moment this returns; the lock node is deleted in the background, retried
+   * across connection loss, and removed by the ensemble with the session at worst.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,20 @@
+package dev.baton;
+
+import java.time.Instant;
+
+/**
+ * Who is queued on, or holds, a lock, as recorded in the lock node's data by Baton clients.
+ * Nodes written by other libraries (Curator writes the client's IP address) show what could be
+ * read: {@code host} holds that data and the other fields are empty or zero.
+ *
+ * @param node the lock node's name under the lock path
+ * @param fencingToken the zxid that created the node: the token its holder was (or will be) given
+ * @param host host name of the owning process
+ * @param pid process id of the owning process, 0 if unknown
+ * @param thread name of the thread that asked for the lock, empty if unknown
+ * @param sessionId the ZooKeeper session that owns the node
+ * @param queuedAt when the node was created, by the ensemble's clock
+ */
+public record LockOwner(
+    String node, long fencingToken, String host, long pid, String thread, long sessionId,
+    Instant queuedAt) {}

@@ -1,0 +1,156 @@
+package dev.baton.internal;
+
+import dev.baton.ConnectionState;
+import dev.baton.Lease;
+import dev.baton.LeaseListener;
+import dev.baton.LeaseState;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A lock node this client holds, and the state of the lease(s) on it: one per reentrant level,
+ * all sharing this object. The node is deleted when the last level is released.
+ *
+ * <p>State follows the session that created the node: suspended connection makes it SUSPECT,
+ * the same session reconnecting makes it HELD again, and expiry (or silence past the validity
+ * bound) makes it LOST for good; a lost node that is still there because the session came back
+ * after all is deleted at once, so it does not block others.
+ */
+final class HeldLock implements SessionObserver {
+  private final Session session;
+  private final Session.Handle handle;
+  private final String path;
+  private final String serverNodePath;
+  private final long token;
+  private final AtomicInteger levels = new AtomicInteger(1);
+  private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+  private volatile LeaseState state = LeaseState.HELD;
+  private volatile Runnable onRelease = () -> { };
+
+  private record Subscription(Lease lease, LeaseListener listener, Executor executor) {}
+
+  HeldLock(Session session, QueueWaiter.Acquisition acquisition, String path) {
+    this.session = session;
+    this.handle = acquisition.handle();
+    this.path = path;
+    this.serverNodePath = acquisition.serverNodePath();
+    this.token = acquisition.token();
+    session.addObserver(this);
+    if (handle != session.handle() || handle.isExpired() || !session.state().isConnected()) {
+      // The session changed between the grant and now: check against the state as it is.
+      connectionStateChanged(session.state(), session.handle());
+    }
+  }
+
+  /** Called once, when the last level is released or the lease otherwise ends. */
+  void onRelease(Runnable action) {
+    this.onRelease = action;
+  }
+
+  /** Adds a reentrant level, unless the lock was already released. */
+  boolean enter() {
+    int current;
+    do {
+      current = levels.get();
+      if (current <= 0) {
+        return false;
+      }
+    } while (!levels.compareAndSet(current, current + 1));
+    return true;
+  }
+
+  /** Removes a level; the last one releases the node. */
+  void exit() {
+    if (levels.decrementAndGet() == 0) {
+      session.removeObserver(this);
+      onRelease.run();
+      transition(LeaseState.RELEASED, true);
+      Nodes.deleteInBackground(session, handle, serverNodePath);
+    }
+  }
+
+  Executor defaultExecutor() {
+    return session.eventExecutor();
+  }
+
+  Lease newLease() {
+    return new LeaseHandle(this);
+  }
+
+  String path() {
+    return path;
+  }
+
+  long token() {
+    return token;
+  }
+
+  LeaseState state() {
+    return state;
+  }
+
+  Instant validUntil() {
+    long until = state == LeaseState.HELD || state == LeaseState.SUSPECT
+        ? session.validUntilNanos() : System.nanoTime() - 1;
+    return Instant.now().plusNanos(until - System.nanoTime());
+  }
+
+  void addListener(Lease lease, LeaseListener listener, Executor executor) {
+    subscriptions.add(new Subscription(lease, listener, executor));
+  }
+
+  @Override
+  public void connectionStateChanged(ConnectionState connection, Session.Handle affected) {
+    if (affected != handle) {
+      if (handle.isExpired()) {
+        lose();
+      }
+      return;
+    }
+    switch (connection) {
+      case SUSPENDED -> transition(LeaseState.SUSPECT, false);
+      case CONNECTED, RECONNECTED -> transition(LeaseState.HELD, false);
+      case LOST -> lose();
+    }
+  }
+
+  @Override
+  public void sessionClosed() {
+    // Closing the session removes the node on the ensemble.
+    transition(LeaseState.RELEASED, true);
+  }
+
+  private void lose() {
+    if (transition(LeaseState.LOST, true)) {
+      // If the session comes back after all, the node must not block the others.
+      Nodes.deleteInBackground(session, handle, serverNodePath);
+    }
+  }
+
+  /** Moves to {@code next} unless the lease already ended; {@code terminal} states stay. */
+  private boolean transition(LeaseState next, boolean terminal) {
+    LeaseState previous;
+    synchronized (this) {
+      previous = state;
+      if (previous == next || previous == LeaseState.LOST || previous == LeaseState.RELEASED) {
+        return false;
+      }
+      if (!terminal && next == LeaseState.HELD && previous != LeaseState.SUSPECT) {
+        return false;
+      }
+      state = next;
+    }
+    for (Subscription s : subscriptions) {
+      Session.executeQuietly(s.executor(), () -> s.listener().stateChanged(s.lease(), next));
+    }
+    return true;
+  }
+
+  @Override
+  public String toString() {
+    return path + " (" + Paths.name(serverNodePath) + ", token " + token + ", " + state + ")";
+  }
+}

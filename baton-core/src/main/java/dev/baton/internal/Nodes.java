@@ -1,0 +1,71 @@
+package dev.baton.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+
+/** Small asynchronous operations on nodes shared by the recipes. */
+public final class Nodes {
+  private static final byte[] EMPTY = new byte[0];
+
+  private Nodes() {}
+
+  /**
+   * Creates the missing ancestors of {@code serverPath} as container nodes (the ensemble removes
+   * a container once its last child is gone, so lock paths leave nothing behind). The creates
+   * are pipelined; the session answers them in order, so the last reply means all are done.
+   * Completes with a {@link KeeperException} on anything but success or "exists".
+   */
+  public static CompletableFuture<Void> createParents(Session session, String serverPath) {
+    ZooKeeper zk = session.handle().zk();
+    List<String> ancestors = new ArrayList<>();
+    for (int slash = serverPath.indexOf('/', 1); slash > 0; slash = serverPath.indexOf('/', slash + 1)) {
+      ancestors.add(serverPath.substring(0, slash));
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (ancestors.isEmpty()) {
+      done.complete(null);
+      return done;
+    }
+    KeeperException.Code[] firstError = new KeeperException.Code[1];
+    for (int i = 0; i < ancestors.size(); i++) {
+      boolean last = i == ancestors.size() - 1;
+      zk.create(ancestors.get(i), EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.CONTAINER,
+          (rc, path, ctx, name) -> {
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code != KeeperException.Code.OK && code != KeeperException.Code.NODEEXISTS
+                && firstError[0] == null) {
+              firstError[0] = code;
+              done.completeExceptionally(KeeperException.create(code, path));
+            }
+            if (last) {
+              done.complete(null);
+            }
+          }, null);
+    }
+    return done;
+  }
+
+  /** Sends a delete and retries it on connection loss until done, the node is gone, or the session is. */
+  public static void deleteInBackground(Session session, Session.Handle owner, String serverPath) {
+    deleteAttempt(session, owner, serverPath, 1);
+  }
+
+  private static void deleteAttempt(Session session, Session.Handle owner, String serverPath, int attempt) {
+    if (owner != session.handle() || owner.isExpired() || session.isClosed()) {
+      // The node belonged to a session that is gone: the ensemble removed it with the session.
+      return;
+    }
+    owner.zk().delete(serverPath, -1, (rc, path, ctx) -> {
+      KeeperException.Code code = KeeperException.Code.get(rc);
+      if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
+        long delay = session.settings().retryPolicy().delayBefore(Math.min(attempt, 10)).toNanos();
+        session.schedule(() -> deleteAttempt(session, owner, serverPath, attempt + 1), Math.max(delay, 1_000_000));
+      }
+    }, null);
+  }
+}

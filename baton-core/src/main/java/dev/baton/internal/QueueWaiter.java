@@ -1,0 +1,415 @@
+package dev.baton.internal;
+
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One place in the ordered queue of sequential nodes under a lock path: the algorithm every
+ * lock-like recipe shares. It creates an ephemeral sequential node, and waits until the {@link
+ * QueueRule} says the nodes below it no longer stand in its way.
+ *
+ * <p>Design notes (ZooKeeper's lock recipe, with its known pitfalls avoided):
+ *
+ * <ul>
+ *   <li>The create and the first listing are sent together: the session answers in order, so the
+ *       listing already contains the new node. One round trip instead of two.
+ *   <li>Each waiter watches one node below it (chosen by the rule), with a {@code getData} watch:
+ *       an {@code exists} watch on a node that is already gone would stay on the server.
+ *   <li>No second listing after a wake-up: a node below ours can only disappear, never appear
+ *       (later creates get higher sequence numbers), so the first listing, less the nodes seen
+ *       to go, is a superset of what is below. The rule is monotone (fewer nodes below never
+ *       makes a waiter wait longer), so deciding on that superset is safe; a node in it that is
+ *       already gone answers the watch with NONODE and is dropped.
+ *   <li>Protected names ({@code _c_<uuid>-<prefix><seq>}, Curator's form): when a create's reply is
+ *       lost with the connection, the waiter finds its node by the UUID instead of leaking it,
+ *       and checks the node belongs to the current session, never trusting one of a dead session.
+ *   <li>A waiter that times out, is cancelled or fails deletes its node, however far its create
+ *       had got. Session expiry removes the node with the session, so the waiter queues again
+ *       on the client's new session, within its original deadline.
+ * </ul>
+ *
+ * All state is guarded by {@code this}; ZooKeeper callbacks arrive on the event thread of the
+ * handle they were sent on, timers on the session's scheduler.
+ */
+final class QueueWaiter implements SessionObserver {
+
+  /** Which node below ours to wait for; {@code null} when none stands in the way. */
+  interface QueueRule {
+    String blocker(List<String> lowerNodesInOrder);
+  }
+
+  /** The node a waiter got and the session it belongs to. */
+  record Acquisition(Session.Handle handle, String serverNodePath, long token) {}
+
+  /** Raised when a try-once waiter finds someone ahead of it. */
+  static final class NotAcquiredException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotAcquiredException() {
+      super("not acquired", null, false, false);
+    }
+  }
+
+  private enum Phase { QUEUEING, HELD, ABANDONED }
+
+  /**
+   * How many of the nodes just below ours a waiter remembers. Keeping all of them would cost
+   * memory quadratic in the queue's length (ten thousand waiters in one JVM); when the window is
+   * used up while more nodes were below it, the waiter lists the children again.
+   */
+  static final int WINDOW = 16;
+
+  private final Session session;
+  private final String serverLockPath;
+  private final String nodePrefix;
+  private final QueueRule rule;
+  private final byte[] data;
+  private final boolean mayWait;
+  private final CompletableFuture<Acquisition> result = new CompletableFuture<>();
+
+  private Phase phase = Phase.QUEUEING;
+  private Session.Handle handle;
+  private String uuid;
+  private String ourNode;
+  private long token;
+  private List<String> lower;
+  private boolean lowerTruncated;
+  private ScheduledFuture<?> timer;
+  private int retries;
+
+  QueueWaiter(Session session, String serverLockPath, String nodePrefix, QueueRule rule, byte[] data,
+      boolean mayWait) {
+    this.session = session;
+    this.serverLockPath = serverLockPath;
+    this.nodePrefix = nodePrefix;
+    this.rule = rule;
+    this.data = data;
+    this.mayWait = mayWait;
+  }
+
+  /**
+   * Joins the queue. The future completes on ZooKeeper's event thread; {@code timeoutNanos < 0}
+   * waits without limit, and on timeout the future fails with {@code onTimeout}'s exception.
+   */
+  CompletableFuture<Acquisition> start(long timeoutNanos, Supplier<RuntimeException> onTimeout) {
+    session.addObserver(this);
+    synchronized (this) {
+      if (timeoutNanos >= 0 && mayWait) {
+        timer = session.scheduler().schedule(
+            () -> abandon(onTimeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
+      }
+      handle = session.handle();
+      send();
+    }
+    if (session.isClosed()) {
+      abandon(new ClientClosedException(session.settings().connectString()));
+    }
+    return result;
+  }
+
+  /**
+   * Withdraws from the queue unless the lock was already granted; returns whether it withdrew.
+   * A granted acquisition is the caller's to release.
+   */
+  boolean cancel() {
+    return abandon(new CancellationException("acquisition of " + serverLockPath + " cancelled"));
+  }
+
+  private synchronized boolean abandon(RuntimeException reason) {
+    if (phase != Phase.QUEUEING) {
+      return false;
+    }
+    phase = Phase.ABANDONED;
+    finish();
+    if (ourNode != null) {
+      Nodes.deleteInBackground(session, handle, nodePath(ourNode));
+    }
+    // With the create still unanswered, onCreated or the lost-reply search deletes the node.
+    result.completeExceptionally(reason);
+    return true;
+  }
+
+  private void finish() {
+    if (timer != null) {
+      timer.cancel(false);
+    }
+    session.removeObserver(this);
+  }
+
+  // ---- joining the queue ------------------------------------------------------------------
+
+  private void send() {
+    uuid = UUID.randomUUID().toString();
+    ourNode = null;
+    lower = null;
+    Session.Handle sentOn = handle;
+    String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + nodePrefix;
+    sentOn.zk().create(protectedPrefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+        CreateMode.EPHEMERAL_SEQUENTIAL,
+        (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
+    sentOn.zk().getChildren(serverLockPath, false,
+        (rc, path, ctx, children) -> onListed(sentOn, Code.get(rc), children), null);
+  }
+
+  private synchronized void onCreated(Session.Handle sentOn, Code code, String name, Stat stat) {
+    if (sentOn != handle) {
+      return;
+    }
+    switch (code) {
+      case OK -> {
+        ourNode = Paths.name(name);
+        token = stat.getCzxid();
+        if (phase == Phase.ABANDONED) {
+          Nodes.deleteInBackground(session, handle, name);
+        }
+      }
+      case NONODE -> {
+        if (phase == Phase.QUEUEING) {
+          Nodes.createParents(session, serverLockPath + "/x").whenComplete((ok, error) -> {
+            synchronized (this) {
+              if (sentOn != handle || phase != Phase.QUEUEING) {
+                return;
+              }
+              if (error != null && !isConnectionLoss(error)) {
+                fail(error);
+              } else {
+                send();
+              }
+            }
+          });
+        }
+      }
+      case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::searchForLostCreate);
+      case SESSIONEXPIRED, SESSIONMOVED -> requeueIfSessionReplaced();
+      default -> fail(KeeperException.create(code, serverLockPath));
+    }
+  }
+
+  private synchronized void onListed(Session.Handle sentOn, Code code, List<String> children) {
+    if (sentOn != handle || ourNode == null || phase != Phase.QUEUEING) {
+      return; // the create failed, and its own handling goes on
+    }
+    switch (code) {
+      case OK -> decide(children);
+      case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::relist);
+      case NONODE -> send(); // the whole lock path vanished, our node with it
+      case SESSIONEXPIRED, SESSIONMOVED -> requeueIfSessionReplaced();
+      default -> fail(KeeperException.create(code, serverLockPath));
+    }
+  }
+
+  private void relist() {
+    Session.Handle sentOn = handle;
+    sentOn.zk().getChildren(serverLockPath, false,
+        (rc, path, ctx, children) -> onListed(sentOn, Code.get(rc), children), null);
+  }
+
+  /**
+   * The create's reply was lost: the node may or may not exist. Look for our UUID among the
+   * children; only a node owned by the current session is ours to use.
+   */
+  private void searchForLostCreate() {
+    Session.Handle sentOn = handle;
+    String marker = "_c_" + uuid + "-";
+    sentOn.zk().getChildren(serverLockPath, false, (rc, path, ctx, children) -> {
+      synchronized (this) {
+        if (sentOn != handle) {
+          return;
+        }
+        Code code = Code.get(rc);
+        if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+          later(this::searchForLostCreate);
+          return;
+        }
+        if (code == Code.SESSIONEXPIRED || code == Code.SESSIONMOVED) {
+          requeueIfSessionReplaced();
+          return;
+        }
+        String found = null;
+        if (code == Code.OK) {
+          for (String child : children) {
+            if (child.startsWith(marker)) {
+              found = child;
+            }
+          }
+        }
+        if (found == null) {
+          if (phase == Phase.QUEUEING) {
+            send();
+          }
+          return;
+        }
+        checkOwnership(sentOn, found, children);
+      }
+    }, null);
+  }
+
+  private void checkOwnership(Session.Handle sentOn, String found, List<String> children) {
+    sentOn.zk().exists(nodePath(found), false, (rc, path, ctx, stat) -> {
+      synchronized (this) {
+        if (sentOn != handle) {
+          return;
+        }
+        Code code = Code.get(rc);
+        if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+          later(this::searchForLostCreate);
+        } else if (code == Code.OK && stat.getEphemeralOwner() == sentOn.sessionId()) {
+          ourNode = found;
+          token = stat.getCzxid();
+          if (phase == Phase.ABANDONED) {
+            Nodes.deleteInBackground(session, handle, nodePath(found));
+          } else {
+            decide(children);
+          }
+        } else {
+          if (code == Code.OK) {
+            // Made by this client on a session that has since ended: never ours to hold.
+            Nodes.deleteInBackground(session, handle, nodePath(found));
+          }
+          if (phase == Phase.QUEUEING) {
+            send();
+          }
+        }
+      }
+    }, null);
+  }
+
+  // ---- waiting ----------------------------------------------------------------------------
+
+  private void decide(List<String> children) {
+    List<String> ordered = LockNodes.sortedBySequence(children, nodePrefix);
+    int ours = ordered.indexOf(ourNode);
+    if (ours < 0) {
+      // Our node is gone though the session lives (deleted by someone): queue again.
+      send();
+      return;
+    }
+    lower = new ArrayList<>(ordered.subList(Math.max(0, ours - WINDOW), ours));
+    lowerTruncated = ours > WINDOW;
+    next();
+  }
+
+  private void next() {
+    String blocker = rule.blocker(lower);
+    if (blocker == null && lowerTruncated) {
+      relist(); // the window says nothing about the nodes below it
+    } else if (blocker == null) {
+      granted();
+    } else if (!mayWait) {
+      abandon(new NotAcquiredException());
+    } else {
+      watch(blocker);
+    }
+  }
+
+  private void watch(String blocker) {
+    Session.Handle sentOn = handle;
+    Watcher watcher = event -> onBlockerEvent(sentOn, blocker, event);
+    sentOn.zk().getData(nodePath(blocker), watcher, (rc, path, ctx, bytes, stat) -> {
+      synchronized (this) {
+        if (sentOn != handle || phase != Phase.QUEUEING || !lower.contains(blocker)) {
+          return;
+        }
+        switch (Code.get(rc)) {
+          case OK -> { } // the watch is set; its event drives what follows
+          case NONODE -> gone(blocker);
+          case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(() -> watch(blocker));
+          case SESSIONEXPIRED, SESSIONMOVED -> requeueIfSessionReplaced();
+          default -> fail(KeeperException.create(Code.get(rc), path));
+        }
+      }
+    }, null);
+  }
+
+  private synchronized void onBlockerEvent(Session.Handle sentOn, String blocker, WatchedEvent event) {
+    if (sentOn != handle || phase != Phase.QUEUEING || lower == null || !lower.contains(blocker)) {
+      return;
+    }
+    switch (event.getType()) {
+      case NodeDeleted -> gone(blocker);
+      case NodeDataChanged, NodeCreated -> watch(blocker); // a one-shot watch fired; set it again
+      default -> { } // connection events: the watch survives a reconnect of the same session
+    }
+  }
+
+  private void gone(String node) {
+    lower.remove(node);
+    next();
+  }
+
+  private void granted() {
+    phase = Phase.HELD;
+    finish();
+    retries = 0;
+    result.complete(new Acquisition(handle, nodePath(ourNode), token));
+  }
+
+  // ---- faults -----------------------------------------------------------------------------
+
+  @Override
+  public void connectionStateChanged(ConnectionState state, Session.Handle affected) {
+    if (state == ConnectionState.LOST && affected.isExpired()) {
+      synchronized (this) {
+        if (affected == handle) {
+          requeueIfSessionReplaced();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void sessionClosed() {
+    abandon(new ClientClosedException(session.settings().connectString()));
+  }
+
+  /** After expiry the node is gone with the session: queue again on the new one. */
+  private void requeueIfSessionReplaced() {
+    Session.Handle current = session.handle();
+    if (current == handle || phase != Phase.QUEUEING) {
+      return; // the session has not opened its new handle yet; connectionStateChanged will call
+    }
+    handle = current;
+    send();
+  }
+
+  private void later(Runnable step) {
+    long delay = session.settings().retryPolicy().delayBefore(Math.min(++retries, 10)).toNanos();
+    Session.Handle scheduledOn = handle;
+    session.schedule(() -> {
+      synchronized (this) {
+        if (scheduledOn == handle && !session.isClosed()) {
+          step.run();
+        }
+      }
+    }, Math.max(delay, TimeUnit.MILLISECONDS.toNanos(1)));
+  }
+
+  private void fail(Throwable error) {
+    RuntimeException reason = Errors.translate(error, serverLockPath);
+    abandon(reason);
+  }
+
+  private String nodePath(String node) {
+    return serverLockPath + "/" + node;
+  }
+
+  private static boolean isConnectionLoss(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+    return cause instanceof KeeperException.ConnectionLossException;
+  }
+}

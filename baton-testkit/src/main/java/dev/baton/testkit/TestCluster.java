@@ -1,0 +1,623 @@
+package dev.baton.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+import org.apache.zookeeper.server.embedded.ExitHandler;
+import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
+
+/**
+ * ZooKeeper servers running inside the test JVM, on 127.0.0.1, for tests that need a real
+ * server and want to break it on purpose.
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>Every port (client, quorum, election) is chosen free when the cluster starts, never a
+ *       fixed number, and stays reserved for the cluster's life, so {@link #start(int)} brings a
+ *       stopped server back on the same ports with the same data.</li>
+ *   <li>Each server has its own data folder inside one fresh temporary folder
+ *       ({@link #directory()}), deleted by {@link #close()}.</li>
+ *   <li>When a factory method returns, every server answers requests (for an ensemble: it has
+ *       elected a leader and every member has joined).</li>
+ *   <li>The tick time defaults to {@value #DEFAULT_TICK_TIME_MS} ms, so ZooKeeper accepts session
+ *       timeouts from 2 ticks (200 ms) to 20 ticks (2 s) and expires sessions quickly. Change the
+ *       tick, or the {@code maxSessionTimeout} property, with the {@link Builder}.</li>
+ *   <li>Four-letter words are all enabled, the admin HTTP server is off, and the per-address
+ *       connection limit is off (every test client connects from 127.0.0.1).</li>
+ * </ul>
+ *
+ * <p>Servers are numbered from 0 to {@code size() - 1}; server {@code i} has ZooKeeper id
+ * {@code i + 1}. Methods that wait do so by polling a condition, bounded by the cluster's
+ * timeout (default {@value #DEFAULT_TIMEOUT_SECONDS} s), and throw {@link IllegalStateException}
+ * when the bound passes. This class is thread-safe.
+ *
+ * <p>{@link #close()} stops every server, but a few of ZooKeeper's own threads may outlive it:
+ * the election workers ({@code WorkerSender}, {@code WorkerReceiver}) end within about 3 s, their
+ * poll timeout, and a stopped leader's per-follower {@code Sender-...} thread has been seen to
+ * stay parked. Tests that check for leaked threads should look for the threads they own
+ * (ZooKeeper clients, {@link FaultProxy}), not for every thread.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    /** Default tick time in milliseconds. */
+    public static final int DEFAULT_TICK_TIME_MS = 100;
+    /** Default bound, in seconds, for starting servers and for every method that waits. */
+    public static final int DEFAULT_TIMEOUT_SECONDS = 30;
+
+    private static final int FOUR_LETTER_WORD_TIMEOUT_MS = 2_000;
+    private static final long POLL_INTERVAL_MS = 20;
+    private static final String NOT_SERVING = "not currently serving requests";
+
+    private final boolean ensemble;
+    private final int tickTimeMs;
+    private final Duration timeout;
+    private final Map<String, String> extraProperties;
+    private final Path directory;
+    private final List<Server> servers = new ArrayList<>();
+    private boolean closed; // guarded by this
+
+    /** Starts one standalone server with the default settings. */
+    public static TestCluster standalone() {
+        return builder().start();
+    }
+
+    /**
+     * Starts an ensemble of {@code size} servers (at least 2; 3 is the usual choice) with the
+     * default settings and returns once all of them serve.
+     */
+    public static TestCluster ensemble(int size) {
+        return builder().ensemble(size).start();
+    }
+
+    /** Returns a builder for a standalone server, to change the tick time or other settings. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings for a {@link TestCluster}; {@link #start()} creates it. */
+    public static final class Builder {
+        private int size = 1;
+        private int tickTimeMs = DEFAULT_TICK_TIME_MS;
+        private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
+        private final Map<String, String> properties = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** One standalone server (the default). */
+        public Builder standalone() {
+            this.size = 1;
+            return this;
+        }
+
+        /** An ensemble of {@code size} voting servers; {@code size} must be at least 2. */
+        public Builder ensemble(int size) {
+            if (size < 2) {
+                throw new IllegalArgumentException(
+                        "an ensemble needs at least 2 servers, got " + size + "; use standalone()");
+            }
+            this.size = size;
+            return this;
+        }
+
+        /**
+         * ZooKeeper's tick. Session timeouts are clamped by the servers to 2 to 20 ticks unless
+         * {@code minSessionTimeout}/{@code maxSessionTimeout} are set with {@link #property}.
+         */
+        public Builder tickTime(Duration tickTime) {
+            long millis = tickTime.toMillis();
+            if (millis < 1 || millis > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("tick time must be at least 1 ms: " + tickTime);
+            }
+            this.tickTimeMs = (int) millis;
+            return this;
+        }
+
+        /** Bound for starting servers and for every method of the cluster that waits. */
+        public Builder timeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive: " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Adds or overrides one line of every server's configuration, e.g.
+         * {@code property("maxSessionTimeout", "10000")}. Settings the cluster manages itself
+         * (ports, addresses, data folders, server list) must not be overridden.
+         */
+        public Builder property(String key, String value) {
+            properties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /** Starts the servers and returns once all of them serve. */
+        public TestCluster start() {
+            return new TestCluster(this);
+        }
+    }
+
+    private TestCluster(Builder builder) {
+        this.ensemble = builder.size > 1;
+        this.tickTimeMs = builder.tickTimeMs;
+        this.timeout = builder.timeout;
+        this.extraProperties = Map.copyOf(builder.properties);
+        try {
+            this.directory = Files.createTempDirectory("baton-testkit-zk-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder for ZooKeeper", e);
+        }
+        try {
+            for (int i = 0; i < builder.size; i++) {
+                servers.add(new Server(i, directory.resolve("server-" + i)));
+            }
+            for (Server server : servers) {
+                start(server.index);
+            }
+            await(() -> IntStream.range(0, size()).allMatch(this::isServing),
+                    () -> "servers did not all start serving: " + modes());
+        } catch (RuntimeException | Error e) {
+            try {
+                close();
+            } catch (RuntimeException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+    }
+
+    /** Number of servers, running or not. */
+    public int size() {
+        return servers.size();
+    }
+
+    /** Whether this is an ensemble (quorum) rather than one standalone server. */
+    public boolean isEnsemble() {
+        return ensemble;
+    }
+
+    /** The tick time the servers use. */
+    public Duration tickTime() {
+        return Duration.ofMillis(tickTimeMs);
+    }
+
+    /** The folder holding every server's data; deleted by {@link #close()}. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** Client connect string listing every server, running or not, e.g. for a ZooKeeper client. */
+    public String connectString() {
+        return servers.stream().map(s -> s.hostPort()).collect(Collectors.joining(","));
+    }
+
+    /** Client connect string for one server only. */
+    public String connectString(int server) {
+        return server(server).hostPort();
+    }
+
+    /** Client address of one server, stable across {@link #stop}/{@link #start}. */
+    public InetSocketAddress address(int server) {
+        return new InetSocketAddress(FreePorts.LOOPBACK, server(server).clientPort);
+    }
+
+    /**
+     * Stops one server, as a crash would: its clients are disconnected and its ports closed.
+     * Its data stays for {@link #start(int)}. Does nothing if the server is already stopped.
+     */
+    public synchronized void stop(int server) {
+        Server s = server(server);
+        ZooKeeperServerEmbedded embedded = s.embedded;
+        s.embedded = null;
+        if (embedded != null) {
+            try {
+                embedded.close();
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("stopping " + s + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * Starts a stopped server again on the same ports with the same data. Does nothing if it is
+     * running. A standalone server serves when this returns; an ensemble member may still be
+     * joining, so call {@link #awaitServing(int)} if the test needs it to serve.
+     *
+     * @throws IllegalStateException if the cluster is closed or the server fails to start
+     */
+    public synchronized void start(int server) {
+        Server s = server(server);
+        if (closed) {
+            throw new IllegalStateException("cluster is closed; cannot start " + s);
+        }
+        if (s.embedded != null) {
+            return;
+        }
+        ZooKeeperServerEmbedded embedded = null;
+        try {
+            embedded = ZooKeeperServerEmbedded.builder()
+                    .baseDir(s.baseDir)
+                    .configuration(configuration(s))
+                    .exitHandler(ExitHandler.LOG_ONLY)
+                    .build();
+            embedded.start(timeout.toMillis());
+            s.embedded = embedded;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            // The server reports failures inside its own thread only to the log, so a failed
+            // start shows up here as a timeout.
+            IllegalStateException failure = new IllegalStateException("cannot start " + s
+                    + " (quorum port " + s.quorumPort + ", election port " + s.electionPort + ")"
+                    + (e instanceof TimeoutException
+                            ? ": not up within " + timeout.toMillis() + " ms; the cause is in the"
+                                    + " ZooKeeper log (zkservermainrunner thread)"
+                            : ""), e);
+            if (embedded != null) {
+                try {
+                    embedded.close();
+                } catch (RuntimeException closeFailure) {
+                    failure.addSuppressed(closeFailure);
+                }
+            }
+            throw failure;
+        }
+    }
+
+    /**
+     * Whether the server was started and not stopped since. It may still not serve requests,
+     * e.g. while an ensemble elects a leader; see {@link #isServing(int)}.
+     */
+    public synchronized boolean isRunning(int server) {
+        return server(server).embedded != null;
+    }
+
+    /** Whether the server answers requests right now (asked with the {@code srvr} word). */
+    public boolean isServing(int server) {
+        return mode(server).isPresent();
+    }
+
+    /**
+     * The server's role as it reports it right now: {@code "leader"}, {@code "follower"},
+     * {@code "observer"} or {@code "standalone"}; empty if it is stopped, unreachable or not
+     * serving.
+     */
+    public Optional<String> mode(int server) {
+        if (!isRunning(server)) {
+            return Optional.empty();
+        }
+        String answer;
+        try {
+            answer = fourLetterWord(server, "srvr");
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+        return answer.lines()
+                .filter(line -> line.startsWith("Mode:"))
+                .map(line -> line.substring("Mode:".length()).trim())
+                .findFirst();
+    }
+
+    /**
+     * Index of the server that is leader now, waiting for an election to finish if needed. Only
+     * running servers are asked; for a standalone server the answer is 0 once it serves.
+     *
+     * @throws IllegalStateException if no single running server reports itself leader in time
+     */
+    public int leader() {
+        String wanted = ensemble ? "leader" : "standalone";
+        return poll(() -> {
+            List<Integer> leaders = IntStream.range(0, size())
+                    .filter(i -> mode(i).filter(wanted::equals).isPresent())
+                    .boxed()
+                    .collect(Collectors.toList());
+            return leaders.size() == 1 ? Optional.of(leaders.get(0)) : Optional.empty();
+        }, () -> "no single leader among the running servers: " + modes());
+    }
+
+    /** Stops the current leader (see {@link #leader()}) and returns its index. */
+    public int stopLeader() {
+        int leader = leader();
+        stop(leader);
+        return leader;
+    }
+
+    /**
+     * Waits until a majority of the ensemble serves, one of them as leader (for a standalone
+     * server: until it serves). Clients can then read and write.
+     */
+    public void awaitServing() {
+        int quorum = size() / 2 + 1;
+        await(() -> {
+            List<String> modes = IntStream.range(0, size())
+                    .mapToObj(this::mode)
+                    .flatMap(Optional::stream)
+                    .collect(Collectors.toList());
+            return modes.size() >= quorum && (!ensemble || modes.contains("leader"));
+        }, () -> "no serving quorum of " + quorum + ": " + modes());
+    }
+
+    /** Waits until one server serves, e.g. after {@link #start(int)}. */
+    public void awaitServing(int server) {
+        await(() -> isServing(server), () -> server(server) + " is not serving: " + modes());
+    }
+
+    /**
+     * Sends a four-letter word (e.g. {@code srvr}, {@code mntr}, {@code cons}) and returns the
+     * raw answer.
+     *
+     * @throws UncheckedIOException if the server cannot be reached
+     */
+    public String fourLetterWord(int server, String command) {
+        Server s = server(server);
+        try {
+            return FourLetterWordMain.send4LetterWord(
+                    FreePorts.LOOPBACK.getHostAddress(), s.clientPort, command, false,
+                    FOUR_LETTER_WORD_TIMEOUT_MS);
+        } catch (IOException e) {
+            throw new UncheckedIOException("'" + command + "' to " + s + " failed", e);
+        } catch (X509Exception.SSLContextException e) {
+            throw new IllegalStateException("'" + command + "' to " + s + " failed", e);
+        }
+    }
+
+    /**
+     * The server's {@code mntr} metrics by name, e.g. {@code zk_znode_count},
+     * {@code zk_ephemerals_count}, {@code zk_watch_count}, {@code zk_num_alive_connections},
+     * {@code zk_packets_received}. Values are returned as the server prints them.
+     *
+     * @throws IllegalStateException if the server is not serving
+     * @throws UncheckedIOException if it cannot be reached
+     */
+    public Map<String, String> metrics(int server) {
+        String answer = servingAnswer(server, "mntr");
+        Map<String, String> metrics = new LinkedHashMap<>();
+        answer.lines().forEach(line -> {
+            int tab = line.indexOf('\t');
+            if (tab > 0) {
+                metrics.put(line.substring(0, tab).trim(), line.substring(tab + 1).trim());
+            }
+        });
+        return metrics;
+    }
+
+    /**
+     * Paths each session watches on this server, from the {@code wchc} word, keyed by session
+     * id. Sessions without watches are absent. ZooKeeper lists data watches here (set by
+     * {@code exists} and {@code getData}, and persistent watches) but not child watches; the
+     * {@code zk_watch_count} metric counts both.
+     *
+     * @throws IllegalStateException if the server is not serving
+     * @throws UncheckedIOException if it cannot be reached
+     */
+    public Map<Long, Set<String>> watchesBySession(int server) {
+        String answer = servingAnswer(server, "wchc");
+        Map<Long, Set<String>> watches = new LinkedHashMap<>();
+        Set<String> current = null;
+        for (String line : answer.split("\n")) {
+            if (line.startsWith("0x")) {
+                long session = Long.parseUnsignedLong(line.substring(2).trim(), 16);
+                current = watches.computeIfAbsent(session, k -> new LinkedHashSet<>());
+            } else if (line.startsWith("\t") && current != null) {
+                current.add(line.trim());
+            }
+        }
+        return watches;
+    }
+
+    /**
+     * Stops every server (even if stopping one fails), deletes the data folder and frees the
+     * ports. Calling it again does nothing.
+     *
+     * @throws IllegalStateException listing what failed, after everything was attempted
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<RuntimeException> failures = new ArrayList<>();
+        for (Server server : servers) {
+            try {
+                stop(server.index);
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+        try {
+            deleteRecursively(directory);
+        } catch (RuntimeException e) {
+            failures.add(e);
+        }
+        for (Server server : servers) {
+            server.releasePorts();
+        }
+        if (!failures.isEmpty()) {
+            IllegalStateException failure = new IllegalStateException(
+                    "closing the test cluster in " + directory + " failed " + failures.size()
+                            + " time(s); first: " + failures.get(0).getMessage());
+            failures.forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (ensemble ? "ensemble " : "standalone ") + connectString();
+    }
+
+    private Properties configuration(Server s) {
+        Properties p = new Properties();
+        p.setProperty("tickTime", Integer.toString(tickTimeMs));
+        p.setProperty("dataDir", s.dataDir.toString());
+        p.setProperty("clientPortAddress", FreePorts.LOOPBACK.getHostAddress());
+        p.setProperty("clientPort", Integer.toString(s.clientPort));
+        p.setProperty("maxClientCnxns", "0");
+        p.setProperty("4lw.commands.whitelist", "*");
+        p.setProperty("admin.enableServer", "false");
+        p.setProperty("forceSync", "no");
+        // ZooKeeper keeps these two in static fields, so the last server configured in this JVM
+        // decides them for all; say them every time, or an ensemble would break a later
+        // standalone server.
+        p.setProperty("standaloneEnabled", Boolean.toString(!ensemble));
+        p.setProperty("reconfigEnabled", "false");
+        if (ensemble) {
+            // Short limits so a restarted follower syncs and a lost peer is noticed within a
+            // second or so, matching the short tick.
+            p.setProperty("initLimit", "10");
+            p.setProperty("syncLimit", "5");
+            for (Server peer : servers) {
+                p.setProperty("server." + peer.id(), FreePorts.LOOPBACK.getHostAddress() + ":"
+                        + peer.quorumPort + ":" + peer.electionPort);
+            }
+        }
+        p.putAll(extraProperties);
+        return p;
+    }
+
+    private String servingAnswer(int server, String command) {
+        String answer = fourLetterWord(server, command);
+        if (answer.contains(NOT_SERVING)) {
+            throw new IllegalStateException(server(server) + " is not serving; '" + command
+                    + "' answered: " + answer.trim());
+        }
+        return answer;
+    }
+
+    private Server server(int index) {
+        if (index < 0 || index >= servers.size()) {
+            throw new IndexOutOfBoundsException(
+                    "no server " + index + " in a cluster of " + servers.size());
+        }
+        return servers.get(index);
+    }
+
+    private String modes() {
+        StringJoiner joiner = new StringJoiner(", ", "[", "]");
+        for (int i = 0; i < size(); i++) {
+            String state = isRunning(i) ? mode(i).orElse("not serving") : "stopped";
+            joiner.add(server(i) + " " + state);
+        }
+        return joiner.toString();
+    }
+
+    private void await(BooleanSupplier condition, Supplier<String> failure) {
+        poll(() -> condition.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty(),
+                failure);
+    }
+
+    private <T> T poll(Supplier<Optional<T>> probe, Supplier<String> failure) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Optional<T> result = probe.get();
+            if (result.isPresent()) {
+                return result.get();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(
+                        "waited " + timeout.toMillis() + " ms in vain: " + failure.get());
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(POLL_INTERVAL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting: " + failure.get(), e);
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path root) {
+        // A server thread may still be finishing a log file right after close, so a folder can
+        // briefly refill (or a file vanish) while it is being deleted; retry a few times.
+        Exception last = null;
+        for (int attempt = 0; attempt < 10 && Files.exists(root); attempt++) {
+            try (Stream<Path> paths = Files.walk(root)) {
+                for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(path);
+                }
+            } catch (IOException | UncheckedIOException e) {
+                last = e;
+                try {
+                    TimeUnit.MILLISECONDS.sleep(POLL_INTERVAL_MS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        if (Files.exists(root)) {
+            throw new IllegalStateException("cannot delete ZooKeeper data in " + root, last);
+        }
+    }
+
+    /** One server's fixed identity: ports and folders survive stop and start. */
+    private static final class Server {
+        final int index;
+        final Path baseDir;
+        final Path dataDir;
+        final int clientPort = FreePorts.reserve();
+        final int quorumPort = FreePorts.reserve();
+        final int electionPort = FreePorts.reserve();
+        ZooKeeperServerEmbedded embedded; // guarded by the TestCluster
+
+        Server(int index, Path baseDir) {
+            this.index = index;
+            this.baseDir = baseDir;
+            this.dataDir = baseDir.resolve("data");
+            try {
+                Files.createDirectories(dataDir);
+                Files.writeString(dataDir.resolve("myid"), Integer.toString(id()),
+                        StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                releasePorts();
+                throw new UncheckedIOException("cannot prepare the data folder of " + this, e);
+            }
+        }
+
+        int id() {
+            return index + 1;
+        }
+
+        String hostPort() {
+            return FreePorts.LOOPBACK.getHostAddress() + ":" + clientPort;
+        }
+
+        void releasePorts() {
+            FreePorts.release(clientPort);
+            FreePorts.release(quorumPort);
+            FreePorts.release(electionPort);
+        }
+
+        @Override
+        public String toString() {
+            return "server " + index + " (" + hostPort() + ")";
+        }
+    }
+}
