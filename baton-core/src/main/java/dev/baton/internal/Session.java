@@ -190,6 +190,11 @@ public final class Session implements AutoCloseable {
     }
     if (expired != null) {
       closeQuietly(expired);
+      if (next == null) {
+        // Already presumed lost: users heard LOST, but recipes must still learn of the expiry
+        // itself (a waiter queues again only once its session is certainly gone).
+        notifyObservers(ConnectionState.LOST, source);
+      }
     }
     if (next != null) {
       publish(next, source);
@@ -210,9 +215,14 @@ public final class Session implements AutoCloseable {
   }
 
   private void publish(ConnectionState next, Handle source) {
+    notifyObservers(next, source);
+    listeners.forEach((listener, executor) -> executeQuietly(executor, () -> listener.stateChanged(next)));
     if (next == ConnectionState.CONNECTED) {
       firstConnection.countDown();
     }
+  }
+
+  private void notifyObservers(ConnectionState next, Handle source) {
     for (SessionObserver observer : observers) {
       try {
         observer.connectionStateChanged(next, source);
@@ -220,7 +230,6 @@ public final class Session implements AutoCloseable {
         log.error("Internal observer failed on {}", next, e);
       }
     }
-    listeners.forEach((listener, executor) -> executeQuietly(executor, () -> listener.stateChanged(next)));
   }
 
   private void cancelPresumedLoss() {

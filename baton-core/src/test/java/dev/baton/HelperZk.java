@@ -1,0 +1,100 @@
+package dev.baton;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * A plain ZooKeeper client for the mutex tests, to look at the nodes Baton (or Curator) leaves on
+ * the server without going through the code under test.
+ */
+final class HelperZk implements AutoCloseable {
+  private final ZooKeeper zk;
+
+  private HelperZk(ZooKeeper zk) {
+    this.zk = zk;
+  }
+
+  static HelperZk connect(String connectString) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    if (!connected.await(10, TimeUnit.SECONDS)) {
+      zk.close();
+      throw new IllegalStateException("raw client could not connect to " + connectString);
+    }
+    return new HelperZk(zk);
+  }
+
+  ZooKeeper zk() {
+    return zk;
+  }
+
+  /** The children of {@code path}, sorted; none when the path does not exist. */
+  List<String> children(String path) throws Exception {
+    try {
+      List<String> children = new ArrayList<>(zk.getChildren(path, false));
+      children.sort(null);
+      return children;
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    }
+  }
+
+  boolean exists(String path) throws Exception {
+    return zk.exists(path, false) != null;
+  }
+
+  /** The zxid that created {@code path}; fails if it does not exist. */
+  long czxid(String path) throws Exception {
+    Stat stat = zk.exists(path, false);
+    if (stat == null) {
+      throw new AssertionError("no node at " + path);
+    }
+    return stat.getCzxid();
+  }
+
+  byte[] data(String path) throws Exception {
+    return zk.getData(path, false, null);
+  }
+
+  /** Every path on the server, except ZooKeeper's own {@code /zookeeper} subtree. */
+  Set<String> tree() throws Exception {
+    Set<String> paths = new TreeSet<>();
+    Deque<String> todo = new ArrayDeque<>(List.of("/"));
+    while (!todo.isEmpty()) {
+      String path = todo.pop();
+      if (path.equals("/zookeeper")) {
+        continue;
+      }
+      paths.add(path);
+      List<String> children;
+      try {
+        children = zk.getChildren(path, false);
+      } catch (KeeperException.NoNodeException e) {
+        continue; // removed while walking (a container going away)
+      }
+      for (String child : children) {
+        todo.push(path.equals("/") ? "/" + child : path + "/" + child);
+      }
+    }
+    return paths;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    zk.close();
+  }
+}
