@@ -1,0 +1,78 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.testkit.TestCluster;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one uncontended acquire+release costs the server, read from its own packet counter:
+ * create, list and delete, three requests (Curator sends the same three, but waits for each;
+ * Baton sends the first two together and does not wait for the delete). Counts, not time.
+ */
+class MutexRequestCountTest {
+  private static TestCluster cluster;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.close();
+  }
+
+  private static long packetsReceived() {
+    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
+  }
+
+  /** Packets counted between two reads with nothing in between (the reading itself, if any). */
+  private static long readingCost() {
+    long first = packetsReceived();
+    return packetsReceived() - first;
+  }
+
+  @Test
+  void uncontendedCycle_sendsThreeRequests() {
+    int cycles = 500;
+    // A long session keeps pings (one per third of the timeout when idle) out of the count.
+    try (Baton baton = Baton.builder().connectString(cluster.connectString())
+        .sessionTimeout(Duration.ofSeconds(30)).build()) {
+      Mutex mutex = baton.mutex("/count/uncontended");
+      mutex.acquire().close(); // creates the container parent once
+      // Let the last delete reach the server before reading the counter.
+      mutex.acquire().close();
+      long before = packetsReceived();
+      for (int i = 0; i < cycles; i++) {
+        mutex.acquire().close();
+      }
+      mutex.holder(); // one more request, answered after every delete sent before it
+      long perCycle100 = (packetsReceived() - before - 2 - readingCost()) * 100 / cycles;
+      // Within a few packets of exactly three a cycle (the server's counter is read over its own
+      // connection, and a ping may fall in the window).
+      assertThat(perCycle100).isBetween(298L, 302L);
+    }
+  }
+
+  @Test
+  void reentrantAcquire_sendsNothing() {
+    try (Baton baton = Baton.builder().connectString(cluster.connectString())
+        .sessionTimeout(Duration.ofSeconds(30)).build()) {
+      Mutex mutex = baton.mutex("/count/reentrant");
+      try (Lease outer = mutex.acquire()) {
+        mutex.holder();
+        long before = packetsReceived();
+        for (int i = 0; i < 100; i++) {
+          mutex.acquire().close();
+        }
+        mutex.holder();
+        // holder() itself: list plus one read
+        assertThat(packetsReceived() - before - readingCost()).isEqualTo(2);
+      }
+    }
+  }
+}
