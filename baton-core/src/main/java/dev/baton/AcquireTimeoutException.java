@@ -12,7 +12,7 @@ public class AcquireTimeoutException extends BatonException {
   private final Duration timeout;
 
   public AcquireTimeoutException(String path, Duration timeout) {
-    super("Timed out after " + timeout + " waiting for " + path);
+    super("Timed out after " + dev.baton.internal.Durations.human(timeout) + " waiting for " + path);
     this.path = path;
     this.timeout = timeout;
   }

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.ClientSettings;
+import dev.baton.internal.ConnectStrings;
 import dev.baton.internal.Paths;
 import dev.baton.internal.Session;
 import dev.baton.internal.ZkMutex;
@@ -50,7 +51,7 @@ public final class Baton implements AutoCloseable {
   /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
   public Mutex mutex(String path) {
     session.checkOpen();
-    return new ZkMutex(session, Paths.validate(path, "mutex path"));
+    return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"));
   }
 
   public ConnectionState connectionState() {
@@ -119,7 +120,7 @@ public final class Baton implements AutoCloseable {
         throw new IllegalArgumentException(
             "connectString '" + connectString + "' contains a path; use namespace(...) for a chroot");
       }
-      this.connectString = connectString.trim();
+      this.connectString = ConnectStrings.validate(connectString.trim());
       return this;
     }
 
@@ -128,7 +129,12 @@ public final class Baton implements AutoCloseable {
      * client. The ensemble clamps it to between 2 and 20 of its ticks. Default 30 s.
      */
     public Builder sessionTimeout(Duration sessionTimeout) {
-      this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
+      positive(sessionTimeout, "sessionTimeout");
+      if (sessionTimeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+        throw new IllegalArgumentException(
+            "sessionTimeout must be at most " + Integer.MAX_VALUE + " ms (ZooKeeper's limit), was " + sessionTimeout);
+      }
+      this.sessionTimeout = sessionTimeout;
       return this;
     }
 

@@ -93,8 +93,24 @@ final class HelperZk implements AutoCloseable {
     return paths;
   }
 
+  /** Deletes {@code path} and everything below it; does nothing if it does not exist. */
+  void deleteRecursively(String path) throws Exception {
+    for (String child : children(path)) {
+      deleteRecursively(path.equals("/") ? "/" + child : path + "/" + child);
+    }
+    try {
+      zk.delete(path, -1);
+    } catch (KeeperException.NoNodeException e) {
+      // already gone (a container removed by the server, or a node of a closed session)
+    }
+  }
+
   @Override
-  public void close() throws InterruptedException {
-    zk.close();
+  public void close() {
+    try {
+      zk.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

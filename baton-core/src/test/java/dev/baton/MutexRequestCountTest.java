@@ -75,4 +75,38 @@ class MutexRequestCountTest {
       }
     }
   }
+
+  /**
+   * Regression: a woken waiter used to ask about each node that had been below it, one round
+   * trip after another, so a hand-over cost as many requests as the queue was long (up to the
+   * window of 16). Each waiter now costs create, list, one watch, at most one fresh listing and
+   * its delete, however many wait.
+   */
+  @Test
+  void handOver_costsTheSameRequestsPerWaiter_asTheQueueGrows() throws Exception {
+    double fewWaiters = requestsPerWaiter(4);
+    double manyWaiters = requestsPerWaiter(200);
+    assertThat(fewWaiters).isLessThanOrEqualTo(5.0);
+    assertThat(manyWaiters).isLessThanOrEqualTo(5.05);
+  }
+
+  private static double requestsPerWaiter(int waiters) throws Exception {
+    try (Baton baton = Baton.builder().connectString(cluster.connectString())
+        .sessionTimeout(Duration.ofSeconds(30)).build()) {
+      Mutex mutex = baton.mutex("/count/queue-" + waiters);
+      Lease holder = mutex.acquire();
+      java.util.List<java.util.concurrent.CompletableFuture<Void>> passed = new java.util.ArrayList<>();
+      long before = packetsReceived();
+      for (int i = 0; i < waiters; i++) {
+        passed.add(mutex.acquireAsync().thenAccept(Lease::close));
+      }
+      holder.close();
+      java.util.concurrent.CompletableFuture.allOf(passed.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+          .get(60, java.util.concurrent.TimeUnit.SECONDS);
+      mutex.holder(); // ordered after every delete: one listing, nothing left to read
+      long after = packetsReceived();
+      // Less the holder's delete, the final listing and the counter's own reading.
+      return (double) (after - before - 2 - readingCost()) / waiters;
+    }
+  }
 }

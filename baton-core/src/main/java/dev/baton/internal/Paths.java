@@ -24,6 +24,16 @@ public final class Paths {
     return path;
   }
 
+  /** As {@link #validate}, and not the root: a recipe needs a node of its own. */
+  public static String validateRecipePath(String path, String what) {
+    validate(path, what);
+    if (path.equals("/")) {
+      throw new IllegalArgumentException(
+          what + " '/' is the root; a recipe needs a path of its own, such as /locks/orders");
+    }
+    return path;
+  }
+
   /** Validates a single node name (no slashes) to be placed under a parent path. */
   public static String validateName(String name, String what) {
     Objects.requireNonNull(name, () -> what + " must not be null");

@@ -30,11 +30,13 @@ import org.apache.zookeeper.data.Stat;
  *       listing already contains the new node. One round trip instead of two.
  *   <li>Each waiter watches one node below it (chosen by the rule), with a {@code getData} watch:
  *       an {@code exists} watch on a node that is already gone would stay on the server.
- *   <li>No second listing after a wake-up: a node below ours can only disappear, never appear
- *       (later creates get higher sequence numbers), so the first listing, less the nodes seen
- *       to go, is a superset of what is below. The rule is monotone (fewer nodes below never
- *       makes a waiter wait longer), so deciding on that superset is safe; a node in it that is
- *       already gone answers the watch with NONODE and is dropped.
+ *   <li>Often no second listing after a wake-up: a node below ours can only disappear, never
+ *       appear (later creates get higher sequence numbers), so the last listing, less the nodes
+ *       seen to go, is a superset of what is below. The rule is monotone (fewer nodes below never
+ *       makes a waiter wait longer), so when it lets us through on that superset we hold the lock
+ *       without asking again. When it does not, we list again rather than ask about each
+ *       remaining node in turn: in a busy queue they are usually gone already. Only a window of
+ *       the nodes just below is kept ({@link #WINDOW}), so memory stays constant per waiter.
  *   <li>Protected names ({@code _c_<uuid>-<prefix><seq>}, Curator's form): when a create's reply is
  *       lost with the connection, the waiter finds its node by the UUID instead of leaking it,
  *       and checks the node belongs to the current session, never trusting one of a dead session.
@@ -56,15 +58,6 @@ final class QueueWaiter implements SessionObserver {
   /** The node a waiter got and the session it belongs to. */
   record Acquisition(Session.Handle handle, String serverNodePath, long token) {}
 
-  /** Raised when a try-once waiter finds someone ahead of it. */
-  static final class NotAcquiredException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotAcquiredException() {
-      super("not acquired", null, false, false);
-    }
-  }
-
   private enum Phase { QUEUEING, HELD, ABANDONED }
 
   /**
@@ -81,6 +74,7 @@ final class QueueWaiter implements SessionObserver {
   private final byte[] data;
   private final boolean mayWait;
   private final CompletableFuture<Acquisition> result = new CompletableFuture<>();
+  private Supplier<RuntimeException> onTimeout;
 
   private Phase phase = Phase.QUEUEING;
   private Session.Handle handle;
@@ -104,17 +98,24 @@ final class QueueWaiter implements SessionObserver {
 
   /**
    * Joins the queue. The future completes on ZooKeeper's event thread; {@code timeoutNanos < 0}
-   * waits without limit, and on timeout the future fails with {@code onTimeout}'s exception.
+   * waits without limit, and on timeout (or, for a waiter that may not wait, on finding someone
+   * ahead) the future fails with {@code onTimeout}'s exception.
    */
   CompletableFuture<Acquisition> start(long timeoutNanos, Supplier<RuntimeException> onTimeout) {
     session.addObserver(this);
     synchronized (this) {
-      if (timeoutNanos >= 0 && mayWait) {
-        timer = session.scheduler().schedule(
-            () -> abandon(onTimeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
+      this.onTimeout = onTimeout;
+      try {
+        if (timeoutNanos >= 0 && mayWait) {
+          timer = session.scheduler().schedule(
+              () -> abandon(onTimeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        handle = session.handle();
+        send();
+      } catch (RuntimeException e) {
+        abandon(e);
+        return result;
       }
-      handle = session.handle();
-      send();
     }
     if (session.isClosed()) {
       abandon(new ClientClosedException(session.settings().connectString()));
@@ -311,7 +312,7 @@ final class QueueWaiter implements SessionObserver {
     } else if (blocker == null) {
       granted();
     } else if (!mayWait) {
-      abandon(new NotAcquiredException());
+      abandon(onTimeout.get());
     } else {
       watch(blocker);
     }
@@ -347,9 +348,18 @@ final class QueueWaiter implements SessionObserver {
     }
   }
 
+  /**
+   * The node we waited for is gone. If nothing else was below us we hold the lock without asking
+   * again; otherwise the others are most likely gone too (in a busy queue, those below a holder
+   * left before it got the lock), so one fresh listing beats asking about each in turn.
+   */
   private void gone(String node) {
     lower.remove(node);
-    next();
+    if (rule.blocker(lower) == null && !lowerTruncated) {
+      granted();
+    } else {
+      relist();
+    }
   }
 
   private void granted() {

@@ -91,12 +91,20 @@ public final class Session implements AutoCloseable {
       synchronized (session.lock) {
         session.handle = session.newHandle();
       }
-      if (!session.firstConnection.await(settings.connectionTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
+      long waitNanos = Durations.timeoutNanos(settings.connectionTimeout());
+      if (waitNanos < 0) {
+        session.firstConnection.await();
+      } else if (!session.firstConnection.await(waitNanos, TimeUnit.NANOSECONDS)) {
         throw new ConnectionException(
             "Could not connect to ZooKeeper at " + settings.connectString() + " within "
-                + settings.connectionTimeout() + "; is the ensemble running and reachable?");
+                + Durations.human(settings.connectionTimeout()) + "; is the ensemble running and reachable?"
+                + unresolvableHosts(settings.connectString()));
       }
-      session.ensureNamespace();
+      try {
+        session.ensureNamespace();
+      } catch (java.util.concurrent.CompletionException e) {
+        throw Errors.translate(e, "namespace " + settings.namespace());
+      }
       return session;
     } catch (InterruptedException e) {
       session.close();
@@ -126,6 +134,20 @@ public final class Session implements AutoCloseable {
       throw new ConnectionException(
           "Cannot connect to ZooKeeper at " + settings.connectString() + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Names the hosts that do not resolve, as the likely reason a connect timed out. */
+  private static String unresolvableHosts(String connectString) {
+    StringBuilder unresolved = new StringBuilder();
+    for (String entry : connectString.split(",")) {
+      String host = ConnectStrings.host(entry.trim());
+      try {
+        java.net.InetAddress.getByName(host);
+      } catch (java.net.UnknownHostException e) {
+        unresolved.append(unresolved.length() == 0 ? "" : ", ").append(host);
+      }
+    }
+    return unresolved.length() == 0 ? "" : " (cannot resolve host name " + unresolved + ")";
   }
 
   private void ensureNamespace() {

@@ -73,8 +73,8 @@ public final class ZkMutex implements Mutex {
       return Optional.of(held.newLease());
     }
     QueueWaiter waiter = newWaiter(thread, timeout);
-    CompletableFuture<QueueWaiter.Acquisition> pending =
-        waiter.start(timeout == null ? -1 : timeout.toNanos(), () -> new AcquireTimeoutException(path, timeout));
+    CompletableFuture<QueueWaiter.Acquisition> pending = waiter.start(
+        timeout == null ? -1 : Durations.timeoutNanos(timeout), () -> new AcquireTimeoutException(path, timeout));
     QueueWaiter.Acquisition acquisition;
     try {
       acquisition = pending.get();
@@ -86,9 +86,6 @@ public final class ZkMutex implements Mutex {
       throw new BatonInterruptedException("Interrupted while waiting for " + path, e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof QueueWaiter.NotAcquiredException) {
-        return Optional.empty();
-      }
       if (cause instanceof AcquireTimeoutException) {
         if (!timeoutThrows) {
           return Optional.empty();
@@ -118,7 +115,7 @@ public final class ZkMutex implements Mutex {
     session.checkOpen();
     QueueWaiter waiter = newWaiter(Thread.currentThread(), timeout);
     CompletableFuture<Lease> leased = new CompletableFuture<>();
-    waiter.start(timed ? timeout.toNanos() : -1, () -> new AcquireTimeoutException(path, timeout))
+    waiter.start(timed ? Durations.timeoutNanos(timeout) : -1, () -> new AcquireTimeoutException(path, timeout))
         .whenComplete((acquisition, error) -> Session.executeQuietly(session.eventExecutor(), () -> {
           if (error != null) {
             leased.completeExceptionally(Errors.translate(error, path));
