@@ -1,0 +1,129 @@
+package dev.baton.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The {@code baton} command line: an embedded ZooKeeper server, the flash-sale demo, and
+ * inspection of locks. Exit codes: 0 success, 1 failure, 2 bad usage (or a child command's own
+ * code for {@code lock hold}).
+ */
+@Command(
+    name = "baton",
+    mixinStandardHelpOptions = true,
+    versionProvider = BatonCommand.Version.class,
+    description = "Distributed locks on Apache ZooKeeper: a demo, an embedded server, lock inspection.",
+    subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class},
+    footer = {"", "Start with: baton demo"})
+public final class BatonCommand implements Callable<Integer> {
+  static final int OK = 0;
+  static final int FAILURE = 1;
+  static final int USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+      description = "Print the stack trace of an error.")
+  boolean verbose;
+
+  /** Runs the command line and exits the JVM with its exit code. */
+  public static void main(String[] args) {
+    System.exit(newCommandLine().execute(args));
+  }
+
+  /**
+   * A fully configured command line; tests call {@code execute} on it with their own writers
+   * ({@code setOut}, {@code setErr}).
+   */
+  static CommandLine newCommandLine() {
+    CommandLine commandLine = new CommandLine(new BatonCommand());
+    commandLine.setExecutionExceptionHandler(BatonCommand::handleFailure);
+    commandLine.setParameterExceptionHandler(BatonCommand::handleBadUsage);
+    return commandLine;
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return USAGE;
+  }
+
+  /** One line naming what was wrong, and where to read more; no usage dump to scroll past. */
+  private static int handleBadUsage(ParameterException e, String[] args) {
+    CommandLine commandLine = e.getCommandLine();
+    PrintWriter err = commandLine.getErr();
+    String name = commandLine.getCommandSpec().qualifiedName();
+    err.println(name + ": " + e.getMessage() + " (see '" + name + " --help')");
+    UnmatchedArgumentException.printSuggestions(e, err);
+    if (isVerbose(args)) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return USAGE;
+  }
+
+  private static int handleFailure(Exception e, CommandLine commandLine, ParseResult parseResult) {
+    PrintWriter err = commandLine.getErr();
+    boolean verbose = isVerbose(parseResult.originalArgs().toArray(String[]::new));
+    // An expected failure explains itself; anything else may need the trace to be understood.
+    String hint = verbose || e instanceof CliException ? "" : " (--verbose shows the stack trace)";
+    err.println(commandLine.getCommandSpec().qualifiedName() + ": " + describe(e) + hint);
+    if (verbose) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return FAILURE;
+  }
+
+  /** The message, or the exception's type when it has none (a bare NullPointerException). */
+  static String describe(Throwable e) {
+    String message = e.getMessage();
+    return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
+  }
+
+  // The parse may have failed before the option was bound to a field, so look at the raw words.
+  private static boolean isVerbose(String[] args) {
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        return false;
+      }
+      if (arg.equals("--verbose")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Reads the version Maven wrote into the jar's resources. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      Properties properties = new Properties();
+      try (InputStream in = BatonCommand.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          properties.load(in);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read baton's version.properties", e);
+      }
+      return new String[] {
+          "baton " + properties.getProperty("version", "unknown"),
+          "ZooKeeper client " + properties.getProperty("zookeeper", "unknown")
+              + ", Java " + System.getProperty("java.version")
+      };
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.baton.cli;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/** Reads durations as people type them: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, or ISO {@code PT10S}. */
+final class DurationConverter implements ITypeConverter<Duration> {
+  private static final Pattern SHORT = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+
+  @Override
+  public Duration convert(String value) {
+    String text = value.trim().toLowerCase(java.util.Locale.ROOT);
+    Matcher m = SHORT.matcher(text);
+    if (m.matches()) {
+      long amount = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(amount);
+        case "s" -> Duration.ofSeconds(amount);
+        case "m" -> Duration.ofMinutes(amount);
+        default -> Duration.ofHours(amount);
+      };
+    }
+    try {
+      return Duration.parse(value.trim());
+    } catch (DateTimeParseException e) {
+      throw new TypeConversionException(
+          "'" + value + "' is not a duration; write e.g. 500ms, 10s, 2m or 1h");
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import dev.baton.LockOwner;
+import dev.baton.Mutex;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code baton lock}: who holds a mutex, who waits for it, and holding it around a command. */
+@Command(
+    name = "lock",
+    mixinStandardHelpOptions = true,
+    description = "Inspect a mutex, or hold it while a command runs.",
+    subcommands = {LockCommand.Holder.class, LockCommand.Waiters.class, LockHoldCommand.class})
+final class LockCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return BatonCommand.USAGE;
+  }
+
+  /** One line per owner: {@code key=value} pairs, easy to read and to grep. */
+  static String describe(LockOwner owner) {
+    return "node=" + owner.node()
+        + " token=" + owner.fencingToken()
+        + " host=" + quoted(owner.host())
+        + " pid=" + owner.pid()
+        + " thread=" + quoted(owner.thread())
+        + " session=0x" + Long.toHexString(owner.sessionId())
+        + " queued-at=" + owner.queuedAt();
+  }
+
+  private static String quoted(String value) {
+    return value.isEmpty() || value.chars().anyMatch(c -> Character.isWhitespace(c) || c == '"')
+        ? '"' + value.replace("\"", "\\\"") + '"'
+        : value;
+  }
+
+  /** The mutex at {@code path}; a bad path is a usage error naming it. */
+  static Mutex mutex(Baton baton, String path, CommandSpec spec) {
+    try {
+      return baton.mutex(path);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
+    }
+  }
+
+  /** {@code baton lock holder}. */
+  @Command(name = "holder", mixinStandardHelpOptions = true,
+      description = "Prints who holds the mutex at <path>: node, fencing token, host, pid, thread, session, queued-at.")
+  static final class Holder implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/sku-42.")
+    String path;
+
+    @Override
+    public Integer call() {
+      try (Baton baton = connection.open(spec)) {
+        Optional<LockOwner> holder = mutex(baton, path, spec).holder();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
+        out.flush();
+        return BatonCommand.OK;
+      }
+    }
+  }
+
+  /** {@code baton lock waiters}. */
+  @Command(name = "waiters", mixinStandardHelpOptions = true,
+      description = "Prints who waits for the mutex at <path>, next in line first, one line each.")
+  static final class Waiters implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/sku-42.")
+    String path;
+
+    @Override
+    public Integer call() {
+      try (Baton baton = connection.open(spec)) {
+        List<LockOwner> waiters = mutex(baton, path, spec).waiters();
+        PrintWriter out = spec.commandLine().getOut();
+        if (waiters.isEmpty()) {
+          out.println("nobody waits for " + path);
+        }
+        waiters.forEach(w -> out.println(describe(w)));
+        out.flush();
+        return BatonCommand.OK;
+      }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class BatonCommandTest {
+
+  @Test
+  void versionNamesBatonAndZooKeeper() {
+    Cli.Run run = Cli.run("--version");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).containsPattern("baton \\d+\\.\\d+").contains("ZooKeeper client 3.9.5");
+  }
+
+  @Test
+  void helpListsTheCommands() {
+    Cli.Run run = Cli.run("--help");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("demo", "server", "lock");
+  }
+
+  @Test
+  void noCommandIsBadUsage() {
+    Cli.Run run = Cli.run();
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Usage: baton");
+  }
+
+  @Test
+  void unknownCommandIsBadUsageOnOneLine() {
+    Cli.Run run = Cli.run("dmeo");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().lines().findFirst()).hasValueSatisfying(line -> assertThat(line)
+        .startsWith("baton: ").contains("'dmeo'"));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"10s, PT10S", "500ms, PT0.5S", "2m, PT2M", "1h, PT1H", "PT3S, PT3S"})
+  void durationsAreReadAsTyped(String text, Duration expected) {
+    assertThat(new DurationConverter().convert(text)).isEqualTo(expected);
+  }
+
+  @Test
+  void badDurationIsBadUsageNamingTheOption() {
+    Cli.Run run = Cli.run("lock", "holder", "/x", "--connect", "127.0.0.1:1", "--connect-timeout", "soon");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--connect-timeout", "'soon' is not a duration");
+  }
+}

@@ -1,0 +1,22 @@
+package dev.baton.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import picocli.CommandLine;
+
+/** Runs the command line in this JVM and captures what it prints. */
+final class Cli {
+  private Cli() {}
+
+  record Run(int exitCode, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = BatonCommand.newCommandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    int exitCode = commandLine.execute(args);
+    return new Run(exitCode, out.toString(), err.toString());
+  }
+}
