@@ -38,6 +38,13 @@ final class HelperZk implements AutoCloseable {
     return new HelperZk(zk);
   }
 
+  /** The children of {@code path} on a short-lived connection of its own. */
+  static List<String> childrenOf(String connectString, String path) throws Exception {
+    try (HelperZk zk = connect(connectString)) {
+      return zk.children(path);
+    }
+  }
+
   ZooKeeper zk() {
     return zk;
   }

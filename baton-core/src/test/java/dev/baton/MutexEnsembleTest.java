@@ -90,6 +90,6 @@ class MutexEnsembleTest {
       threads.shutdownNow();
       clients.forEach(Baton::close);
     }
-    await().atMost(WAIT).until(() -> RawZooKeeper.children(cluster.connectString(), path).isEmpty());
+    await().atMost(WAIT).until(() -> HelperZk.childrenOf(cluster.connectString(), path).isEmpty());
   }
 }

@@ -41,7 +41,7 @@ class MutexFaultTest {
   }
 
   private static List<String> children(String path) throws Exception {
-    return RawZooKeeper.children(cluster.connectString(), path);
+    return HelperZk.childrenOf(cluster.connectString(), path);
   }
 
   @Test

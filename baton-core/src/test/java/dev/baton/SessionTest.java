@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -117,14 +116,11 @@ class SessionTest {
   void namespace_placesNodesUnderIt() throws Exception {
     try (Baton baton = client(cluster.connectString()).namespace("/apps/shop").build();
         Lease lease = baton.mutex("/locks/a").acquire()) {
-      ZooKeeper raw = RawZooKeeper.connect(cluster.connectString());
-      try {
-        List<String> children = raw.getChildren("/apps/shop/locks/a", false);
+      try (HelperZk raw = HelperZk.connect(cluster.connectString())) {
+        List<String> children = raw.children("/apps/shop/locks/a");
         assertThat(children).hasSize(1);
         assertThat(children.get(0)).startsWith("_c_").contains("-lock-");
         assertThat(baton.mutex("/locks/a").holder()).isPresent();
-      } finally {
-        raw.close();
       }
       assertThat(lease.path()).isEqualTo("/locks/a");
     }
@@ -147,13 +143,10 @@ class SessionTest {
       assertThat(owner.thread()).isEqualTo(Thread.currentThread().getName());
       assertThat(owner.fencingToken()).isEqualTo(lease.fencingToken());
       assertThat(owner.sessionId()).isEqualTo(baton.sessionId());
-      ZooKeeper raw = RawZooKeeper.connect(cluster.connectString());
-      try {
-        String node = raw.getChildren("/session/owner", false).get(0);
-        String json = new String(raw.getData("/session/owner/" + node, false, null), StandardCharsets.UTF_8);
+      try (HelperZk raw = HelperZk.connect(cluster.connectString())) {
+        String node = raw.children("/session/owner").get(0);
+        String json = new String(raw.data("/session/owner/" + node), StandardCharsets.UTF_8);
         assertThat(json).contains("\"pid\":" + ProcessHandle.current().pid());
-      } finally {
-        raw.close();
       }
     }
   }
