@@ -54,6 +54,8 @@ public final class Baton implements AutoCloseable {
     return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"));
   }
 
+  // Recipe factories: each recipe adds its method above this line.
+
   public ConnectionState connectionState() {
     return session.state();
   }

@@ -14,14 +14,33 @@ final class LockNodes {
 
   /** The children that carry {@code prefix}, in queue order; other children take no part. */
   static List<String> sortedBySequence(List<String> children, String prefix) {
+    return sortedBySequence(children, List.of(prefix));
+  }
+
+  /** The children that carry one of {@code kinds}, in one queue ordered by their sequence. */
+  static List<String> sortedBySequence(List<String> children, List<String> kinds) {
     List<String> nodes = new ArrayList<>(children.size());
     for (String child : children) {
-      if (child.contains(prefix)) {
+      if (kindOf(child, kinds) != null) {
         nodes.add(child);
       }
     }
-    nodes.sort(Comparator.comparing(node -> sequence(node, prefix)));
+    nodes.sort(Comparator.comparing(node -> sequence(node, kindOf(node, kinds))));
     return nodes;
+  }
+
+  /** The kind a node carries (the last one in its name wins), or {@code null}. */
+  static String kindOf(String node, List<String> kinds) {
+    String kind = null;
+    int at = -1;
+    for (String candidate : kinds) {
+      int index = node.lastIndexOf(candidate);
+      if (index > at) {
+        at = index;
+        kind = candidate;
+      }
+    }
+    return kind;
   }
 
   static String sequence(String node, String prefix) {

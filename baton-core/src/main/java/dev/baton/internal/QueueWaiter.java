@@ -50,9 +50,23 @@ import org.apache.zookeeper.data.Stat;
  */
 final class QueueWaiter implements SessionObserver {
 
-  /** Which node below ours to wait for; {@code null} when none stands in the way. */
+  /**
+   * Which node below ours to wait for; {@code null} when none stands in the way. Must be
+   * monotone: removing nodes from the list never turns a {@code null} into a blocker.
+   */
   interface QueueRule {
     String blocker(List<String> lowerNodesInOrder);
+  }
+
+  /**
+   * The names in one queue: ours is {@code _c_<uuid>-<createPrefix><seq>}; every child carrying
+   * one of {@code kinds} takes part, ordered by the sequence after it (a read-write lock queues
+   * {@code __READ__} and {@code __WRIT__} nodes together).
+   */
+  record QueueLayout(String createPrefix, List<String> kinds) {
+    static QueueLayout of(String prefix) {
+      return new QueueLayout(prefix, List.of(prefix));
+    }
   }
 
   /** The node a waiter got and the session it belongs to. */
@@ -69,7 +83,7 @@ final class QueueWaiter implements SessionObserver {
 
   private final Session session;
   private final String serverLockPath;
-  private final String nodePrefix;
+  private final QueueLayout layout;
   private final QueueRule rule;
   private final byte[] data;
   private final boolean mayWait;
@@ -83,14 +97,15 @@ final class QueueWaiter implements SessionObserver {
   private long token;
   private List<String> lower;
   private boolean lowerTruncated;
+  private String watching;
   private ScheduledFuture<?> timer;
   private int retries;
 
-  QueueWaiter(Session session, String serverLockPath, String nodePrefix, QueueRule rule, byte[] data,
+  QueueWaiter(Session session, String serverLockPath, QueueLayout layout, QueueRule rule, byte[] data,
       boolean mayWait) {
     this.session = session;
     this.serverLockPath = serverLockPath;
-    this.nodePrefix = nodePrefix;
+    this.layout = layout;
     this.rule = rule;
     this.data = data;
     this.mayWait = mayWait;
@@ -159,7 +174,7 @@ final class QueueWaiter implements SessionObserver {
     ourNode = null;
     lower = null;
     Session.Handle sentOn = handle;
-    String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + nodePrefix;
+    String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + layout.createPrefix();
     sentOn.zk().create(protectedPrefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE,
         CreateMode.EPHEMERAL_SEQUENTIAL,
         (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
@@ -293,27 +308,23 @@ final class QueueWaiter implements SessionObserver {
   // ---- waiting ----------------------------------------------------------------------------
 
   private void decide(List<String> children) {
-    List<String> ordered = LockNodes.sortedBySequence(children, nodePrefix);
+    List<String> ordered = LockNodes.sortedBySequence(children, layout.kinds());
     int ours = ordered.indexOf(ourNode);
     if (ours < 0) {
       // Our node is gone though the session lives (deleted by someone): queue again.
       send();
       return;
     }
+    // The rule sees the whole listing; only a window of it is remembered for the wake-up.
+    String blocker = rule.blocker(ordered.subList(0, ours));
     lower = new ArrayList<>(ordered.subList(Math.max(0, ours - WINDOW), ours));
     lowerTruncated = ours > WINDOW;
-    next();
-  }
-
-  private void next() {
-    String blocker = rule.blocker(lower);
-    if (blocker == null && lowerTruncated) {
-      relist(); // the window says nothing about the nodes below it
-    } else if (blocker == null) {
+    if (blocker == null) {
       granted();
     } else if (!mayWait) {
       abandon(onTimeout.get());
     } else {
+      watching = blocker;
       watch(blocker);
     }
   }
@@ -323,7 +334,7 @@ final class QueueWaiter implements SessionObserver {
     Watcher watcher = event -> onBlockerEvent(sentOn, blocker, event);
     sentOn.zk().getData(nodePath(blocker), watcher, (rc, path, ctx, bytes, stat) -> {
       synchronized (this) {
-        if (sentOn != handle || phase != Phase.QUEUEING || !lower.contains(blocker)) {
+        if (sentOn != handle || phase != Phase.QUEUEING || !blocker.equals(watching)) {
           return;
         }
         switch (Code.get(rc)) {
@@ -338,7 +349,7 @@ final class QueueWaiter implements SessionObserver {
   }
 
   private synchronized void onBlockerEvent(Session.Handle sentOn, String blocker, WatchedEvent event) {
-    if (sentOn != handle || phase != Phase.QUEUEING || lower == null || !lower.contains(blocker)) {
+    if (sentOn != handle || phase != Phase.QUEUEING || !blocker.equals(watching)) {
       return;
     }
     switch (event.getType()) {
@@ -354,8 +365,9 @@ final class QueueWaiter implements SessionObserver {
    * left before it got the lock), so one fresh listing beats asking about each in turn.
    */
   private void gone(String node) {
+    watching = null;
     lower.remove(node);
-    if (rule.blocker(lower) == null && !lowerTruncated) {
+    if (!lowerTruncated && rule.blocker(lower) == null) {
       granted();
     } else {
       relist();

@@ -26,6 +26,7 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class ZkMutex implements Mutex {
   static final String PREFIX = "lock-";
+  static final QueueWaiter.QueueLayout LAYOUT = QueueWaiter.QueueLayout.of(PREFIX);
   /** Mutual exclusion: wait for the node just below, if any. */
   static final QueueWaiter.QueueRule EXCLUSIVE = lower -> lower.isEmpty() ? null : lower.get(lower.size() - 1);
 
@@ -136,7 +137,7 @@ public final class ZkMutex implements Mutex {
 
   private QueueWaiter newWaiter(Thread thread, Duration timeout) {
     boolean mayWait = timeout == null || !timeout.isZero();
-    return new QueueWaiter(session, serverPath, PREFIX, EXCLUSIVE, OwnerData.forThread(thread), mayWait);
+    return new QueueWaiter(session, serverPath, LAYOUT, EXCLUSIVE, OwnerData.forThread(thread), mayWait);
   }
 
   private void release(QueueWaiter.Acquisition acquisition) {
