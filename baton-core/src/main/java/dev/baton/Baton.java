@@ -54,6 +54,18 @@ public final class Baton implements AutoCloseable {
     return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"));
   }
 
+  /**
+   * Several mutexes taken as one, all or nothing, in a global order so that multi-locks over
+   * overlapping sets cannot deadlock. The mutexes may come from different clients.
+   *
+   * @throws IllegalArgumentException if no lock is given or one path appears twice
+   */
+  public MultiLock multiLock(Mutex... locks) {
+    session.checkOpen();
+    java.util.Objects.requireNonNull(locks, "locks");
+    return new dev.baton.internal.ZkMultiLock(java.util.Arrays.asList(locks));
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {
