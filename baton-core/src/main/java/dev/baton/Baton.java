@@ -66,6 +66,20 @@ public final class Baton implements AutoCloseable {
     return new dev.baton.internal.ZkMultiLock(java.util.Arrays.asList(locks));
   }
 
+  /**
+   * Asks the current holder of {@code mutex} to release it (cooperative revocation, compatible with
+   * Curator's {@code Revoker}): its {@link RevocationListener} is called if it made its lease
+   * revocable; otherwise nothing happens. The request replaces the owner description in the lock
+   * node's data. Retried on connection loss as the retry policy says.
+   *
+   * @return whether there was a holder to ask
+   */
+  public boolean requestRevocation(Mutex mutex) {
+    session.checkOpen();
+    java.util.Objects.requireNonNull(mutex, "mutex");
+    return dev.baton.internal.Revocation.request(session, mutex);
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {

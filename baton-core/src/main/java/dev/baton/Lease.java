@@ -40,6 +40,19 @@ public interface Lease extends AutoCloseable {
    */
   Instant validUntil();
 
+  /**
+   * Lets other processes ask for this lock: {@code listener} is called (on the client's event
+   * executor) each time one does, through {@code baton.requestRevocation(mutex)} or Curator's
+   * {@code Revoker.attemptRevoke}. Nothing is released by itself: the holder decides. A request
+   * written while the connection is down is seen once it is back (the watch is set again); one
+   * made before this call is reported at once.
+   *
+   * @throws UnsupportedOperationException if this kind of lease cannot be asked for
+   */
+  default void makeRevocable(RevocationListener listener) {
+    throw new UnsupportedOperationException("this lease (" + path() + ") cannot be revoked");
+  }
+
   /** Calls {@code listener} on the client's event executor for every later state change. */
   void addListener(LeaseListener listener);
 

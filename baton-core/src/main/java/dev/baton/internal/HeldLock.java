@@ -102,6 +102,30 @@ final class HeldLock implements SessionObserver {
     subscriptions.add(new Subscription(lease, listener, executor));
   }
 
+  /**
+   * Watches the node's data for Curator's revocation message. The watch ends by itself when the
+   * node is deleted (released or expired), so nothing is left on the server.
+   */
+  void watchForRevocation(Runnable onRequest) {
+    if (state == LeaseState.RELEASED || state == LeaseState.LOST) {
+      return;
+    }
+    handle.zk().getData(serverNodePath, event -> {
+      if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged) {
+        watchForRevocation(onRequest);
+      }
+    }, (rc, nodePath, ctx, data, stat) -> {
+      org.apache.zookeeper.KeeperException.Code code = org.apache.zookeeper.KeeperException.Code.get(rc);
+      if (code == org.apache.zookeeper.KeeperException.Code.OK) {
+        if (java.util.Arrays.equals(data, Revocation.MESSAGE)) {
+          Session.executeQuietly(session.eventExecutor(), onRequest);
+        }
+      } else if (code == org.apache.zookeeper.KeeperException.Code.CONNECTIONLOSS) {
+        session.schedule(() -> watchForRevocation(onRequest), java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100));
+      }
+    }, null);
+  }
+
   @Override
   public void connectionStateChanged(ConnectionState connection, Session.Handle affected) {
     if (affected != handle) {

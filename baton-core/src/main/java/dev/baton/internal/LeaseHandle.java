@@ -54,6 +54,12 @@ final class LeaseHandle implements Lease {
   }
 
   @Override
+  public void makeRevocable(dev.baton.RevocationListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    lock.watchForRevocation(() -> listener.revocationRequested(this));
+  }
+
+  @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       lock.exit();
