@@ -178,12 +178,16 @@ class MutexFaultTest {
   void createReplyLostThenExpiry_newSessionNeverUsesOldSessionNode() throws Exception {
     String path = "/fault/old-session-node";
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
-        Baton baton = client(proxy.connectString(), Duration.ofSeconds(1));
-        Baton observer = client(cluster.connectString(), Duration.ofSeconds(10))) {
+        Baton baton = client(proxy.connectString(), Duration.ofSeconds(3));
+        Baton observer = client(cluster.connectString(), Duration.ofSeconds(10));
+        HelperZk raw = HelperZk.connect(cluster.connectString())) {
       long oldSession = baton.sessionId();
-      proxy.delay(Duration.ofMillis(300));
+      // The reply trails the node's appearance by the delay: time enough to blackhole the link
+      // first, when polled on an open connection. (A session shorter than the delayed round
+      // trip would drop the connection by itself.)
+      proxy.delay(Duration.ofMillis(600));
       CompletableFuture<Lease> pending = baton.mutex(path).acquireAsync();
-      await().atMost(WAIT).until(() -> children(path).size() == 1);
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> raw.children(path).size() == 1);
       proxy.blackhole(); // the reply never arrives and the session expires
       await().atMost(WAIT).until(() -> children(path).isEmpty());
       proxy.restore();

@@ -365,6 +365,8 @@ class MutexScenarioTest {
 
     awaitChildren(path, 1);
     held.close();
+    // The release's delete is not waited for: another client sees the lock free a moment later.
+    awaitChildren(path, 0);
     try (Lease lease = other.acquire(Duration.ZERO)) {
       assertThat(lease.isValid()).as("acquire(ZERO) on the free lock").isTrue();
     }
@@ -384,6 +386,8 @@ class MutexScenarioTest {
         .cause().isInstanceOf(AcquireTimeoutException.class).hasMessageContaining(path);
     awaitChildren(path, 1);
     held.close();
+    // The release's delete is not waited for: another client sees the lock free a moment later.
+    awaitChildren(path, 0);
     try (Lease lease = other.acquireAsync(Duration.ZERO).get(30, TimeUnit.SECONDS)) {
       assertThat(lease.isValid()).as("acquireAsync(ZERO) on the free lock").isTrue();
     }
