@@ -73,11 +73,78 @@ public final class Baton implements AutoCloseable {
    * node's data. Retried on connection loss as the retry policy says.
    *
    * @return whether there was a holder to ask
+   * @throws UnsupportedOperationException for a {@link #semaphoreMutex(String) semaphore mutex}
    */
   public boolean requestRevocation(Mutex mutex) {
     session.checkOpen();
     java.util.Objects.requireNonNull(mutex, "mutex");
     return dev.baton.internal.Revocation.request(session, mutex);
+  }
+
+  /**
+   * A read-write lock on {@code path}, wire-compatible with Curator's
+   * {@code InterProcessReadWriteLock}: many readers or one writer, reentrant, with write-to-read
+   * downgrade. Cheap: nothing is sent until it is used. See {@link ReadWriteLock}.
+   */
+  public ReadWriteLock readWriteLock(String path) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkReadWriteLock(session, Paths.validateRecipePath(path, "read-write lock path"));
+  }
+
+  /**
+   * A distributed {@code long} at {@code path}, kept as text in one persistent node; a missing
+   * node counts as 0 and is created by the first update (see {@link Counter}). Cheap: nothing is
+   * sent until it is used.
+   */
+  public Counter counter(String path) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkCounter(session, Paths.validateRecipePath(path, "counter path"));
+  }
+
+  /**
+   * Runs {@code ops} as one ZooKeeper transaction ({@code multi}) on this client's session: all
+   * are applied, or none. Paths are client paths, as everywhere in Baton: the namespace is added
+   * to each operation, and removed from the paths of created nodes in the results. Put a {@link
+   * Lease#guard()} first to write only while the lease's node exists.
+   *
+   * <p>While the connection is down it waits, as the {@link RetryPolicy} allows, before sending
+   * (then {@link ConnectionException}: nothing was sent); it has no timeout of its own. Once sent
+   * it is not retried: a transaction whose reply is lost may have been applied, so connection
+   * loss (or session expiry) fails with {@link OutcomeUnknownException}. One whose writes carry
+   * versions, or that a guard protects, fails harmlessly if run again after it was applied.
+   *
+   * @return ZooKeeper's result of each operation, in order
+   * @throws LeaseLostException if a guard's lease node is gone (nothing applied)
+   * @throws TransactionFailedException naming the first failed operation and ZooKeeper's reason
+   *     (a version conflict, a missing or existing node); nothing applied
+   * @throws IllegalArgumentException if an operation is null, a read, or has an invalid path
+   */
+  public java.util.List<org.apache.zookeeper.OpResult> transaction(org.apache.zookeeper.Op... ops) {
+    session.checkOpen();
+    java.util.Objects.requireNonNull(ops, "ops");
+    return dev.baton.internal.Transactions.run(session, java.util.Arrays.asList(ops));
+  }
+
+  /**
+   * A counting semaphore of {@code permits} on {@code path}, sharing its nodes with Curator's
+   * {@code InterProcessSemaphoreV2}. Cheap: nothing is sent until it is used.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or {@code
+   *     permits} is below 1
+   */
+  public Semaphore semaphore(String path, int permits) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkSemaphore(session, Paths.validateRecipePath(path, "semaphore path"), permits);
+  }
+
+  /**
+   * A non-reentrant mutex on {@code path}: a semaphore of one permit, as Curator's {@code
+   * InterProcessSemaphoreMutex}. Its leases are bound to no thread; a thread that holds it and
+   * asks again waits like anyone else.
+   */
+  public Mutex semaphoreMutex(String path) {
+    session.checkOpen();
+    return dev.baton.internal.ZkSemaphore.mutex(session, Paths.validateRecipePath(path, "semaphore mutex path"));
   }
 
   // Recipe factories: each recipe adds its method above this line.

@@ -22,9 +22,29 @@ public interface Lease extends AutoCloseable {
    * and across deletion and re-creation of the path. Pass it to the resource the lock protects
    * and have the resource reject a token lower than one it has seen (a holder that lost its lease
    * while stalled cannot then overwrite the work of its successor). It is the zxid that created
-   * the lease's node.
+   * the lease's node. {@link FencedResource} shows the check, in this process and in SQL.
    */
   long fencingToken();
+
+  /**
+   * A ZooKeeper {@code check} that this lease's lock node still exists, to run in one {@link
+   * Baton#transaction} with the writes the lease protects; the ensemble then applies them only
+   * while no one else can hold the lock, or fails the whole transaction with {@link
+   * LeaseLostException}. This closes the gap {@link #isValid()} leaves open (the lease can be lost
+   * between the check and the write), for data kept in ZooKeeper:
+   * <pre>{@code
+   * baton.transaction(lease.guard(), Op.setData("/orders/42", data, -1));
+   * }</pre>
+   * The operation names the node by its client path (without the namespace), as every path of
+   * Baton's API; {@code Baton.transaction} adds the namespace. Sent to ZooKeeper through another
+   * handle, it needs the namespace added by hand. Makes no request; the same object every time.
+   *
+   * @throws IllegalStateException if this lease was closed
+   * @throws UnsupportedOperationException if this kind of lease has no node of its own
+   */
+  default org.apache.zookeeper.Op guard() {
+    throw new UnsupportedOperationException("this lease (" + path() + ") has no lock node to guard writes with");
+  }
 
   LeaseState state();
 

@@ -28,6 +28,7 @@ final class HeldLock implements SessionObserver {
   private final AtomicInteger levels = new AtomicInteger(1);
   private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
   private volatile LeaseState state = LeaseState.HELD;
+  private org.apache.zookeeper.Op guard; // guarded by this
   private volatile Runnable onRelease = () -> { };
 
   private record Subscription(Lease lease, LeaseListener listener, Executor executor) {}
@@ -86,6 +87,14 @@ final class HeldLock implements SessionObserver {
 
   long token() {
     return token;
+  }
+
+  /** The guard of this node (see {@code Lease.guard()}), made on first use. */
+  synchronized org.apache.zookeeper.Op guard() {
+    if (guard == null) {
+      guard = Transactions.newGuard(session.settings().onClient(serverNodePath), path);
+    }
+    return guard;
   }
 
   LeaseState state() {

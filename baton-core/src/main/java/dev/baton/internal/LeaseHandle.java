@@ -67,6 +67,15 @@ final class LeaseHandle implements Lease {
   }
 
   @Override
+  public org.apache.zookeeper.Op guard() {
+    if (closed.get()) {
+      throw new IllegalStateException("The lease on " + path() + " is released; a guard of it would"
+          + " fail every transaction");
+    }
+    return lock.guard();
+  }
+
+  @Override
   public String toString() {
     return "Lease[" + lock + "]";
   }

@@ -31,7 +31,8 @@ import org.apache.zookeeper.data.Stat;
  *   <li>Each waiter watches one node below it (chosen by the rule), with a {@code getData} watch:
  *       an {@code exists} watch on a node that is already gone would stay on the server.
  *   <li>Often no second listing after a wake-up: a node below ours can only disappear, never
- *       appear (later creates get higher sequence numbers), so the last listing, less the nodes
+ *       appear (later creates get higher sequence numbers; a read-write lock's downgrade is the
+ *       exception, see {@link QueueRule#grantsWithoutRelisting()}), so the last listing, less the nodes
  *       seen to go, is a superset of what is below. The rule is monotone (fewer nodes below never
  *       makes a waiter wait longer), so when it lets us through on that superset we hold the lock
  *       without asking again. When it does not, we list again rather than ask about each
@@ -56,6 +57,16 @@ final class QueueWaiter implements SessionObserver {
    */
   interface QueueRule {
     String blocker(List<String> lowerNodesInOrder);
+
+    /**
+     * Whether a wake-up may grant on the last listing less the nodes seen to go, without listing
+     * again. That shortcut assumes no node that matters to this rule can appear below a waiter;
+     * a read-write lock's writer must list again, because a holder that downgrades adds a read
+     * node at its write node's place in the queue (as Curator does, CURATOR-621).
+     */
+    default boolean grantsWithoutRelisting() {
+      return true;
+    }
   }
 
   /**
@@ -367,7 +378,7 @@ final class QueueWaiter implements SessionObserver {
   private void gone(String node) {
     watching = null;
     lower.remove(node);
-    if (!lowerTruncated && rule.blocker(lower) == null) {
+    if (!lowerTruncated && rule.grantsWithoutRelisting() && rule.blocker(lower) == null) {
       granted();
     } else {
       relist();

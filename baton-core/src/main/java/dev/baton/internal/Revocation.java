@@ -16,6 +16,11 @@ public final class Revocation {
 
   /** Writes the request to the holder's node; false when nobody holds the lock. */
   public static boolean request(Session session, Mutex mutex) {
+    if (mutex instanceof SemaphoreMutex) {
+      // Its holder's node lives under leases/, and Curator offers no revocation for it either.
+      throw new UnsupportedOperationException(
+          "a semaphore mutex (" + mutex.path() + ") cannot be revoked; use a mutex or read-write lock");
+    }
     Optional<LockOwner> holder = mutex.holder();
     if (holder.isEmpty()) {
       return false;

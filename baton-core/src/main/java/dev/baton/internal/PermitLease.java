@@ -1,0 +1,88 @@
+package dev.baton.internal;
+
+import dev.baton.Lease;
+import dev.baton.LeaseListener;
+import dev.baton.LeaseState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+
+/**
+ * A semaphore lease: one lease node per permit, each a {@link HeldLock}, released together.
+ * Revocation is not offered ({@link Lease#makeRevocable} throws), as Curator's semaphore has none.
+ */
+final class PermitLease implements Lease {
+  private final List<HeldLock> nodes;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  PermitLease(List<HeldLock> nodes) {
+    this.nodes = List.copyOf(nodes);
+  }
+
+  @Override
+  public String path() {
+    return nodes.get(0).path();
+  }
+
+  /**
+   * The newest node's czxid. For a semaphore of one permit it grows from holder to holder, since
+   * lease nodes are created one after another under the {@code locks} mutex; with more permits,
+   * holders overlap and tokens only tell which lease was granted later.
+   */
+  @Override
+  public long fencingToken() {
+    return nodes.stream().mapToLong(HeldLock::token).max().orElseThrow();
+  }
+
+  @Override
+  public LeaseState state() {
+    if (closed.get()) {
+      return LeaseState.RELEASED;
+    }
+    LeaseState worst = LeaseState.HELD;
+    for (HeldLock node : nodes) {
+      if (node.state().ordinal() > worst.ordinal()) {
+        worst = node.state(); // HELD < SUSPECT < LOST < RELEASED
+      }
+    }
+    return worst;
+  }
+
+  @Override
+  public boolean isValid() {
+    return state().isValid();
+  }
+
+  @Override
+  public Instant validUntil() {
+    return closed.get() ? Instant.now().minusNanos(1) : nodes.get(0).validUntil();
+  }
+
+  @Override
+  public void addListener(LeaseListener listener) {
+    addListener(listener, null);
+  }
+
+  /** All nodes belong to one session and change state together, so the first speaks for all. */
+  @Override
+  public void addListener(LeaseListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    HeldLock first = nodes.get(0);
+    first.addListener(this, listener, executor == null ? first.defaultExecutor() : executor);
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      nodes.forEach(HeldLock::exit);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Lease[" + nodes.stream().map(HeldLock::toString).collect(Collectors.joining(", ")) + "]";
+  }
+}

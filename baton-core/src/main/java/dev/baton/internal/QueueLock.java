@@ -1,0 +1,204 @@
+package dev.baton.internal;
+
+import dev.baton.AcquireTimeoutException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.Lease;
+import dev.baton.LeaseState;
+import dev.baton.LockOwner;
+import dev.baton.SessionLostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One kind of node in an ordered queue, taken by threads: the blocking and asynchronous
+ * acquisition that the mutex and both halves of the read-write lock share. Blocking acquisition
+ * is reentrant per thread (a map from thread to held lock, so one object can serve every thread
+ * of a client); asynchronous acquisition is bound to no thread and queues anew each time.
+ */
+final class QueueLock {
+
+  /**
+   * Consulted before a thread that does not hold this lock queues for it: empty to queue as
+   * usual, an acquisition to hold at once (a read-write lock's downgrade), or an exception to
+   * refuse (its upgrade, which would wait behind the caller's own read lock forever).
+   */
+  interface Admission {
+    Optional<QueueWaiter.Acquisition> admit(Thread thread, Duration timeout);
+  }
+
+  /** Every thread queues. */
+  static final Admission QUEUE = (thread, timeout) -> Optional.empty();
+
+  /** A thread's hold: the lease state and the node it stands on. */
+  record Hold(HeldLock lock, QueueWaiter.Acquisition acquisition) {}
+
+  private final Session session;
+  private final String path;
+  private final String serverPath;
+  private final QueueWaiter.QueueLayout layout;
+  private final QueueWaiter.QueueRule rule;
+  private final Admission admission;
+  private final ConcurrentHashMap<Thread, Hold> heldByThread = new ConcurrentHashMap<>();
+
+  QueueLock(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
+      Admission admission) {
+    this.session = session;
+    this.path = path;
+    this.serverPath = session.settings().onServer(path);
+    this.layout = layout;
+    this.rule = rule;
+    this.admission = admission;
+  }
+
+  /** {@code timeout == null} waits without limit; see {@link dev.baton.Mutex} for the contract. */
+  Optional<Lease> acquireBlocking(Duration timeout, boolean timeoutThrows) {
+    session.checkOpen();
+    Thread thread = Thread.currentThread();
+    Hold held = heldByThread.get(thread);
+    if (held != null && held.lock().enter()) {
+      if (held.lock().state() == LeaseState.LOST) {
+        held.lock().exit();
+        throw new SessionLostException("The lock " + path + " held by thread '" + thread.getName()
+            + "' was lost with its session; close its lease before acquiring again");
+      }
+      return Optional.of(held.lock().newLease());
+    }
+    Optional<QueueWaiter.Acquisition> admitted;
+    try {
+      admitted = admission.admit(thread, timeout);
+    } catch (AcquireTimeoutException e) {
+      if (!timeoutThrows) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    if (admitted.isPresent()) {
+      return Optional.of(hold(thread, admitted.get()));
+    }
+    QueueWaiter waiter = newWaiter(thread, timeout);
+    CompletableFuture<QueueWaiter.Acquisition> pending = waiter.start(
+        timeout == null ? -1 : Durations.timeoutNanos(timeout), () -> new AcquireTimeoutException(path, timeout));
+    QueueWaiter.Acquisition acquisition;
+    try {
+      acquisition = pending.get();
+    } catch (InterruptedException e) {
+      if (!waiter.cancel()) {
+        release(pending.join());
+      }
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while waiting for " + path, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof AcquireTimeoutException) {
+        if (!timeoutThrows) {
+          return Optional.empty();
+        }
+        // A fresh exception, so the stack trace shows the caller rather than the timer.
+        throw new AcquireTimeoutException(path, timeout);
+      }
+      throw Errors.translate(cause, path);
+    }
+    return Optional.of(hold(thread, acquisition));
+  }
+
+  private Lease hold(Thread thread, QueueWaiter.Acquisition acquisition) {
+    HeldLock lock = new HeldLock(session, acquisition, path);
+    Hold hold = new Hold(lock, acquisition);
+    heldByThread.put(thread, hold);
+    lock.onRelease(() -> heldByThread.remove(thread, hold));
+    return lock.newLease();
+  }
+
+  /** {@code timed == false} waits without limit; see {@link dev.baton.Mutex#acquireAsync()}. */
+  CompletableFuture<Lease> acquireAsync(Duration timeout, boolean timed) {
+    session.checkOpen();
+    QueueWaiter waiter = newWaiter(Thread.currentThread(), timeout);
+    CompletableFuture<Lease> leased = new CompletableFuture<>();
+    waiter.start(timed ? Durations.timeoutNanos(timeout) : -1, () -> new AcquireTimeoutException(path, timeout))
+        .whenComplete((acquisition, error) -> Session.executeQuietly(session.eventExecutor(), () -> {
+          if (error != null) {
+            leased.completeExceptionally(Errors.translate(error, path));
+            return;
+          }
+          Lease lease = new HeldLock(session, acquisition, path).newLease();
+          if (!leased.complete(lease)) {
+            lease.close(); // cancelled by the caller while the grant was on its way
+          }
+        }));
+    leased.whenComplete((lease, error) -> {
+      if (error instanceof CancellationException) {
+        waiter.cancel();
+      }
+    });
+    return leased;
+  }
+
+  private QueueWaiter newWaiter(Thread thread, Duration timeout) {
+    boolean mayWait = timeout == null || !timeout.isZero();
+    return new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(thread), mayWait);
+  }
+
+  private void release(QueueWaiter.Acquisition acquisition) {
+    new HeldLock(session, acquisition, path).newLease().close();
+  }
+
+  /** The hold of {@code thread} through a blocking acquire, if it has one not yet released. */
+  Optional<Hold> heldBy(Thread thread) {
+    Hold held = heldByThread.get(thread);
+    return held == null || held.lock().state() == LeaseState.RELEASED ? Optional.empty() : Optional.of(held);
+  }
+
+  boolean isHeldByCurrentThread() {
+    return heldBy(Thread.currentThread()).isPresent();
+  }
+
+  // ---- shared by the recipes' holder() and waiters() ------------------------------------------
+
+  /** The children of a lock path, read with retries; none when the path does not exist. */
+  static List<String> children(Session session, String path, String serverPath) {
+    try {
+      return Retrying.call(session, path, zk -> zk.getChildren(serverPath, false));
+    } catch (RuntimeException e) {
+      if (e.getCause() instanceof KeeperException.NoNodeException) {
+        return List.of();
+      }
+      throw e;
+    }
+  }
+
+  /** Who owns each of {@code nodes}, in the given order; nodes gone meanwhile are left out. */
+  static List<LockOwner> owners(Session session, String serverPath, List<String> nodes) {
+    List<LockOwner> owners = new ArrayList<>();
+    for (String node : nodes) {
+      String nodePath = serverPath + "/" + node;
+      Stat stat = new Stat();
+      try {
+        byte[] data = Retrying.call(session, nodePath, zk -> zk.getData(nodePath, false, stat));
+        owners.add(OwnerData.read(node, data, stat));
+      } catch (RuntimeException e) {
+        if (!(e.getCause() instanceof KeeperException.NoNodeException)) {
+          throw e;
+        }
+        // Released between the listing and the read.
+      }
+    }
+    return owners;
+  }
+
+  static Duration checked(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout must not be null");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+    }
+    return timeout;
+  }
+}
