@@ -21,10 +21,12 @@ import picocli.CommandLine.Spec;
     description = {
         "A flash sale that shows the mutex keeping a stock count from being oversold.",
         "",
-        "Application nodes, each with its own ZooKeeper session and several buyer threads,",
-        "sell a stock counted in one ZooKeeper node: read it, think, write it back less one.",
-        "With the mutex nothing is oversold and the fencing tokens grow with every sale;",
-        "with --no-lock the same code oversells.",
+        "Application nodes, each with its own ZooKeeper session and several buyer",
+        "threads, sell a stock counted in one ZooKeeper node: read it, think, write it",
+        "back less one. With the mutex nothing is oversold, the fencing tokens grow",
+        "with every sale, and the stock refuses a write with an older token.",
+        "--mode cas sells without a lock: each sale a compare-and-set on the stock.",
+        "With --no-lock the same code oversells.",
         "Starts an embedded ZooKeeper (fsync on) unless --connect is given."
     })
 final class DemoCommand implements Callable<Integer> {
@@ -51,6 +53,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "Pause between reading and writing the stock, in microseconds. Default: ${DEFAULT-VALUE}.")
   int workMicros;
 
+  @Option(names = "--mode", paramLabel = "MODE",
+      description = "lock (default): each sale under the mutex, the stock checking the fencing token;"
+          + " cas: no lock, each sale a compare-and-set on the stock counter, for comparison.")
+  String mode;
+
   @Option(names = "--no-lock",
       description = "Skip the mutex and watch the same code oversell.")
   boolean noLock;
@@ -62,8 +69,9 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     validate();
+    SaleMode saleMode = saleMode();
     FlashSale.Settings settings = new FlashSale.Settings(
-        nodes, buyers, items, !noLock, Duration.ofNanos(workMicros * 1_000L), ACQUIRE_TIMEOUT);
+        nodes, buyers, items, saleMode, Duration.ofNanos(workMicros * 1_000L), ACQUIRE_TIMEOUT);
     PrintWriter out = spec.commandLine().getOut();
     // Ctrl-C stops the buyers, then waits until the sessions, nodes, embedded server and its
     // data folder are gone, which happens in the finally below.
@@ -86,15 +94,16 @@ final class DemoCommand implements Callable<Integer> {
       }
       FlashSale sale = new FlashSale(settings, connectString);
       running.set(sale);
-      printHeader(out, sale, connectString, embedded);
+      printHeader(out, sale, saleMode, connectString, embedded);
       FlashSaleResult result;
-      try (ProgressBar bar = progressBar(sale, out)) {
+      try (ProgressBar bar = progressBar(sale, saleMode, out)) {
         result = sale.run();
       }
       DemoReport.print(result, out);
       List<String> problems = result.problems();
       if (!problems.isEmpty()) {
-        throw new CliException("The lock did not hold its promise: " + String.join("; ", problems));
+        throw new CliException("The " + (saleMode == SaleMode.CAS ? "compare-and-set" : "lock")
+            + " did not hold its promise: " + String.join("; ", problems));
       }
       return BatonCommand.OK;
     } finally {
@@ -120,6 +129,25 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
+  /** {@code --mode} and {@code --no-lock} as one choice. */
+  private SaleMode saleMode() {
+    if (noLock) {
+      if (mode != null) {
+        throw new ParameterException(spec.commandLine(),
+            "--no-lock and --mode cannot be combined: --no-lock is a mode of its own (neither lock nor compare-and-set)");
+      }
+      return SaleMode.NO_LOCK;
+    }
+    String asked = mode == null ? SaleMode.LOCK.option() : mode.toLowerCase(java.util.Locale.ROOT);
+    if (asked.equals(SaleMode.LOCK.option())) {
+      return SaleMode.LOCK;
+    }
+    if (asked.equals(SaleMode.CAS.option())) {
+      return SaleMode.CAS;
+    }
+    throw new ParameterException(spec.commandLine(), "--mode must be lock or cas, was '" + mode + "'");
+  }
+
   private void inRange(String option, int value, int min, int max) {
     if (value < min || value > max) {
       String rule = min == 1 ? "a positive number" : "zero or a positive number";
@@ -128,16 +156,22 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private void printHeader(PrintWriter out, FlashSale sale, String connectString, EmbeddedZooKeeper embedded) {
+  private void printHeader(PrintWriter out, FlashSale sale, SaleMode saleMode, String connectString,
+      EmbeddedZooKeeper embedded) {
+    String guard = switch (saleMode) {
+      case LOCK -> "guarded by the mutex " + sale.lockPath();
+      case CAS -> "no lock: compare-and-set on the counter " + sale.stockPath() + " (--mode cas)";
+      case NO_LOCK -> "NO LOCK (--no-lock)";
+    };
     out.printf("Flash sale: %s items, %d nodes x %d buyers, %s%n", DemoReport.number(items), nodes,
-        buyers, noLock ? "NO LOCK (--no-lock)" : "guarded by the mutex " + sale.lockPath());
+        buyers, guard);
     if (embedded != null) {
       out.println("ZooKeeper: embedded at " + connectString + " (fsync on, data in "
           + embedded.dataDir() + ", deleted at the end)");
     } else {
       out.println("ZooKeeper: " + connectString);
     }
-    if (!noLock) {
+    if (saleMode == SaleMode.LOCK) {
       out.println("Watch the queue meanwhile: baton lock waiters " + sale.lockPath()
           + " --connect " + connectString);
     }
@@ -153,11 +187,11 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** A bar on a terminal; none (null, which try-with-resources skips) when output goes to a file or pipe. */
-  private ProgressBar progressBar(FlashSale sale, PrintWriter out) {
+  private ProgressBar progressBar(FlashSale sale, SaleMode saleMode, PrintWriter out) {
     if (System.console() == null) {
       return null;
     }
-    return noLock
+    return saleMode != SaleMode.LOCK
         ? ProgressBar.start(out, items, sale::soldSoFar, sale::soldSoFar, "sales/s")
         : ProgressBar.start(out, items, sale::soldSoFar, sale::acquisitionsSoFar, "locks/s");
   }

@@ -16,25 +16,39 @@ final class DemoReport {
     row(out, "sold", number(r.sold()));
     row(out, "oversold", number(r.oversold()));
     row(out, "left in stock", number(r.stockLeft()));
-    if (r.locked()) {
-      row(out, "lock acquisitions", number(r.acquisitions()));
-      row(out, "acquisitions per second", number(Math.round(r.acquisitionsPerSecond())));
-      row(out, "acquire latency p50", millis(r.acquireP50Nanos()));
-      row(out, "acquire latency p99", millis(r.acquireP99Nanos()));
-    } else {
-      row(out, "lock acquisitions", "none (--no-lock)");
-      row(out, "sales per second", number(Math.round(r.salesPerSecond())));
+    switch (r.mode()) {
+      case LOCK -> {
+        row(out, "lock acquisitions", number(r.acquisitions()));
+        row(out, "acquisitions per second", number(Math.round(r.acquisitionsPerSecond())));
+        row(out, "acquire latency p50", millis(r.acquireP50Nanos()));
+        row(out, "acquire latency p99", millis(r.acquireP99Nanos()));
+      }
+      case CAS -> {
+        row(out, "lock acquisitions", "none (--mode cas)");
+        row(out, "CAS conflicts (retries)", number(r.casConflicts()));
+        row(out, "sales per second", number(Math.round(r.salesPerSecond())));
+        row(out, "sale latency p50", millis(r.acquireP50Nanos()));
+        row(out, "sale latency p99", millis(r.acquireP99Nanos()));
+      }
+      case NO_LOCK -> {
+        row(out, "lock acquisitions", "none (--no-lock)");
+        row(out, "sales per second", number(Math.round(r.salesPerSecond())));
+      }
     }
     row(out, "elapsed", String.format(Locale.US, "%.1f s", r.elapsed().toNanos() / 1e9));
     out.println();
     printShares(r, out);
     out.println();
-    if (r.locked()) {
-      out.println(r.tokenViolation().isEmpty()
-          ? "fencing tokens: strictly increasing"
-          : "fencing tokens: NOT increasing: " + r.tokenViolation().get());
-    } else {
-      out.println("fencing tokens: none (--no-lock)");
+    switch (r.mode()) {
+      case LOCK -> {
+        out.println(r.tokenViolation().isEmpty()
+            ? "fencing tokens: strictly increasing"
+            : "fencing tokens: NOT increasing: " + r.tokenViolation().get());
+        out.println("stale writes rejected by the stock's fence: " + number(r.staleWritesRejected()));
+      }
+      case CAS -> out.println("fencing tokens: none (--mode cas: no lock; each sale is a compare-and-set"
+          + " on the stock's version)");
+      case NO_LOCK -> out.println("fencing tokens: none (--no-lock)");
     }
     printVerdict(r, out);
     out.flush();
@@ -53,9 +67,16 @@ final class DemoReport {
     if (r.stoppedEarly()) {
       out.println("Stopped early: " + number(r.sold()) + " of " + number(r.items()) + " items sold.");
     }
-    if (r.locked()) {
+    if (r.mode() == SaleMode.LOCK) {
       if (r.problems().isEmpty() && !r.stoppedEarly()) {
         out.println("OK: every item sold exactly once, each sale under the lock with a higher token than the last.");
+      }
+      return;
+    }
+    if (r.mode() == SaleMode.CAS) {
+      if (r.problems().isEmpty() && !r.stoppedEarly()) {
+        out.println("OK: every item sold exactly once without a lock, each sale a compare-and-set; "
+            + number(r.casConflicts()) + " lost races were retried.");
       }
       return;
     }

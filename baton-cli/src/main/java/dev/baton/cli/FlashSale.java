@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import dev.baton.Baton;
+import dev.baton.Counter;
 import dev.baton.Mutex;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,13 +26,14 @@ final class FlashSale {
    * @param nodes application nodes, each with its own ZooKeeper session
    * @param buyersPerNode buyer threads per node
    * @param items the stock at the start
-   * @param locked whether buyers take the mutex around their read-modify-write
+   * @param mode how buyers keep apart: the mutex, a compare-and-set, or nothing
    * @param work the pause between reading and writing the stock
    * @param acquireTimeout how long a buyer waits for the mutex before the run fails
    */
-  record Settings(int nodes, int buyersPerNode, int items, boolean locked, Duration work,
+  record Settings(int nodes, int buyersPerNode, int items, SaleMode mode, Duration work,
       Duration acquireTimeout) {
     Settings {
+      java.util.Objects.requireNonNull(mode, "mode");
       positive(nodes, "nodes");
       positive(buyersPerNode, "buyersPerNode");
       positive(items, "items");
@@ -41,6 +43,11 @@ final class FlashSale {
       if (acquireTimeout.isNegative() || acquireTimeout.isZero()) {
         throw new IllegalArgumentException("acquireTimeout must be positive, was " + acquireTimeout);
       }
+    }
+
+    /** Whether buyers take the mutex. */
+    boolean locked() {
+      return mode == SaleMode.LOCK;
     }
 
     private static void positive(int value, String name) {
@@ -121,8 +128,9 @@ final class FlashSale {
       for (int b = 1; b <= settings.buyersPerNode(); b++) {
         // The name is what 'baton lock waiters' shows for this buyer's place in the queue.
         String name = "node-" + (n + 1) + "-buyer-" + b;
-        buyers.add(new Buyer(name, nodes.get(n).mutex(), nodes.get(n).stock(), stockPath(), ledger,
-            settings.work(), settings.acquireTimeout()));
+        Counter counter = settings.mode() == SaleMode.CAS ? nodes.get(n).baton().counter(stockPath()) : null;
+        buyers.add(new Buyer(name, settings, nodes.get(n).mutex(), counter, nodes.get(n).stock(),
+            stockPath(), ledger));
       }
       buyersByNode.add(buyers);
     }
@@ -177,7 +185,7 @@ final class FlashSale {
     }
     long[] sorted = Samples.sortedUnion(latencies);
     return new FlashSaleResult(settings, lockPath(), sold, stockLeft, ledger.acquisitionsSoFar(),
-        Duration.ofNanos(elapsedNanos), Samples.percentile(sorted, 50), Samples.percentile(sorted, 99),
+        ledger.casConflicts(), ledger.staleWritesRejected(), Duration.ofNanos(elapsedNanos), Samples.percentile(sorted, 50), Samples.percentile(sorted, 99),
         salesPerNode, settings.locked() ? ledger.tokenOrderViolation() : Optional.empty(),
         stoppedEarly);
   }

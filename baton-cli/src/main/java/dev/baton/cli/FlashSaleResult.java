@@ -13,9 +13,11 @@ import java.util.Optional;
  * @param sold sales made: successful writes of stock-1
  * @param stockLeft the count in the stock node after the run
  * @param acquisitions mutex acquisitions, including each buyer's last one that found no stock
+ * @param casConflicts compare-and-sets that lost the race to another buyer (cas mode)
+ * @param staleWritesRejected stock writes refused by the stock's fence (lock mode; 0 normally)
  * @param elapsed from the first buyer's start to the last buyer's end
- * @param acquireP50Nanos median time {@code acquire} took
- * @param acquireP99Nanos 99th percentile of the time {@code acquire} took
+ * @param acquireP50Nanos median time {@code acquire} took (cas mode: a sale, retries included)
+ * @param acquireP99Nanos 99th percentile of the time {@code acquire} took (cas mode: a sale)
  * @param salesPerNode sales of each node, node 1 first
  * @param tokenViolation where the fencing tokens stopped increasing, if they did (lock mode)
  * @param stoppedEarly whether the run was cancelled (Ctrl-C) before the stock was gone
@@ -26,6 +28,8 @@ record FlashSaleResult(
     int sold,
     int stockLeft,
     long acquisitions,
+    long casConflicts,
+    long staleWritesRejected,
     Duration elapsed,
     long acquireP50Nanos,
     long acquireP99Nanos,
@@ -45,6 +49,10 @@ record FlashSaleResult(
     return settings.locked();
   }
 
+  SaleMode mode() {
+    return settings.mode();
+  }
+
   /** Items sold that never were in stock. */
   int oversold() {
     return Math.max(0, sold - settings.items());
@@ -59,16 +67,17 @@ record FlashSaleResult(
   }
 
   /**
-   * What went against the lock's promise; empty for a correct locked run. A run without the lock
-   * promises nothing, and one stopped early is only checked for what it did.
+   * What went against the promise of the lock or the compare-and-set; empty for a correct run. A
+   * run without either promises nothing, and one stopped early is only checked for what it did.
    */
   List<String> problems() {
     List<String> problems = new ArrayList<>();
-    if (!locked()) {
+    if (mode() == SaleMode.NO_LOCK) {
       return problems;
     }
     if (oversold() > 0) {
-      problems.add(String.format("%,d items oversold although every sale held the lock", oversold()));
+      problems.add(String.format("%,d items oversold although every sale %s", oversold(),
+          locked() ? "held the lock" : "was a compare-and-set"));
     }
     if (sold + stockLeft != items()) {
       problems.add(String.format("%,d sales, yet the stock fell from %,d to %,d: updates were lost",

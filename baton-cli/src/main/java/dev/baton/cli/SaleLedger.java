@@ -14,6 +14,8 @@ final class SaleLedger {
   private final int items;
   private final AtomicInteger sold = new AtomicInteger();
   private final AtomicLong acquisitions = new AtomicLong();
+  private final AtomicLong casConflicts = new AtomicLong();
+  private final AtomicLong staleWritesRejected = new AtomicLong();
   // Indexed by sale number: the sale that took the stock from n to n-1 is number items - n.
   private final AtomicLongArray tokenBySale;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
@@ -34,6 +36,24 @@ final class SaleLedger {
     if (tokenBySale.length() > 0) {
       tokenBySale.set(items - stockBefore, token);
     }
+  }
+
+  /** A compare-and-set that lost the race to another buyer (cas mode). */
+  void casConflict() {
+    casConflicts.incrementAndGet();
+  }
+
+  /** A stock write the stock refused because its fencing token was stale (lock mode). */
+  void staleWriteRejected() {
+    staleWritesRejected.incrementAndGet();
+  }
+
+  long casConflicts() {
+    return casConflicts.get();
+  }
+
+  long staleWritesRejected() {
+    return staleWritesRejected.get();
   }
 
   int soldSoFar() {

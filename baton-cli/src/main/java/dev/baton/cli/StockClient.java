@@ -10,6 +10,7 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * The demo's shared resource: a stock count kept as text in a ZooKeeper node, read and written
@@ -73,21 +74,67 @@ final class StockClient implements AutoCloseable {
   }
 
   /**
-   * The count as the ensemble last committed it. The {@code sync} matters on an ensemble: this
+   * One reading of the stock node: the count, the fence (the highest fencing token a write has
+   * stored, 0 if none) and the node's version. The node holds {@code "count"} or {@code
+   * "count,fence"}; a plain count is what {@code baton.counter(path)} reads and writes.
+   */
+  record Stock(int count, long fence, int version) {
+    static Stock parse(byte[] data, int version) {
+      String[] parts = new String(data, StandardCharsets.US_ASCII).trim().split(",", 2);
+      long fence = parts.length == 2 ? Long.parseLong(parts[1]) : 0;
+      return new Stock(Integer.parseInt(parts[0]), fence, version);
+    }
+  }
+
+  /** The count as the ensemble last committed it; see {@link #readStock}. */
+  int read(String stockPath) {
+    return readStock(stockPath).count();
+  }
+
+  /**
+   * The stock as the ensemble last committed it. The {@code sync} matters on an ensemble: this
    * session may be on a follower that has not yet applied the previous buyer's write, even though
    * that buyer has already let go of the lock through another server.
    */
-  int read(String stockPath) {
+  Stock readStock(String stockPath) {
     return call(stockPath, () -> {
       zk.sync(stockPath);
-      byte[] data = zk.getData(stockPath, false, null);
-      return Integer.parseInt(new String(data, StandardCharsets.US_ASCII).trim());
+      return readNow(stockPath);
     });
+  }
+
+  private Stock readNow(String stockPath) throws KeeperException, InterruptedException {
+    Stat stat = new Stat();
+    byte[] data = zk.getData(stockPath, false, stat);
+    return Stock.parse(data, stat.getVersion());
   }
 
   /** Overwrites the count whatever it is now (version -1): deliberately no compare-and-set. */
   void write(String stockPath, int count) {
     call(stockPath, () -> zk.setData(stockPath, encode(count), -1));
+  }
+
+  /**
+   * Writes {@code count} with {@code token} as the new fence, unless the stock already holds a
+   * higher fence: then nothing is written and the answer is false. This makes the stock node a
+   * resource that checks fencing tokens itself, as a database does with {@code UPDATE ... WHERE
+   * fence <= ?}, so a holder whose lease was lost cannot overwrite a newer holder's sale. The check
+   * and the write are made one by the node's version; {@code seen} (the writer's own read) saves a
+   * read when nothing has changed since, and a version conflict means a read and a new check.
+   */
+  boolean writeFenced(String stockPath, int count, long token, Stock seen) {
+    return call(stockPath, () -> {
+      Stock current = seen;
+      while (token >= current.fence()) {
+        try {
+          zk.setData(stockPath, encode(count, token), current.version());
+          return true;
+        } catch (KeeperException.BadVersionException changed) {
+          current = readNow(stockPath);
+        }
+      }
+      return false;
+    });
   }
 
   /**
@@ -121,6 +168,10 @@ final class StockClient implements AutoCloseable {
 
   private static byte[] encode(int count) {
     return Integer.toString(count).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] encode(int count, long fence) {
+    return (count + "," + fence).getBytes(StandardCharsets.US_ASCII);
   }
 
   private interface ZkCall<T> {

@@ -29,6 +29,7 @@ class DemoCommandTest {
         .containsPattern("node-1\\s+[\\d,]+\\s+[\\d.]+%")
         .containsPattern("node-2\\s+[\\d,]+\\s+[\\d.]+%")
         .contains("fencing tokens: strictly increasing")
+        .contains("stale writes rejected by the stock's fence: 0")
         .contains("OK: every item sold exactly once");
     assertThat(run.err()).isEmpty();
     Matcher data = Pattern.compile("data in (\\S+),").matcher(run.out());
@@ -55,8 +56,43 @@ class DemoCommandTest {
     }
   }
 
+  @Test
+  void casModeSellsEverythingOnceWithoutALockAndReportsConflicts() {
+    try (TestCluster cluster = TestCluster.standalone()) {
+      Cli.Run run = Cli.run("demo", "--mode", "cas", "--nodes", "2", "--buyers", "2", "--items", "200",
+          "--connect", cluster.connectString());
+
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(run.out())
+          .contains("no lock: compare-and-set on the counter")
+          .containsPattern("sold\\s+200\\n")
+          .containsPattern("oversold\\s+0\\n")
+          .containsPattern("left in stock\\s+0\\n")
+          .containsPattern("lock acquisitions\\s+none \\(--mode cas\\)\\n")
+          .containsPattern("CAS conflicts \\(retries\\)\\s+[\\d,]+\\n")
+          .containsPattern("sales per second\\s+[\\d,]+\\n")
+          .containsPattern("sale latency p99\\s+[\\d.]+ ms\\n")
+          .contains("OK: every item sold exactly once without a lock")
+          .doesNotContain("baton lock waiters");
+      assertThat(run.err()).isEmpty();
+      try (StockClient zk = StockClient.connect(cluster.connectString(), Duration.ofSeconds(10))) {
+        assertThat(zk.exists(FlashSale.ROOT)).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void noLockWithModeIsBadUsage() {
+    Cli.Run run = Cli.run("demo", "--no-lock", "--mode", "cas");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--no-lock and --mode cannot be combined");
+    assertThat(run.out()).isEmpty();
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
+      "--mode|optimistic|--mode must be lock or cas, was 'optimistic'",
       "--nodes|0|--nodes must be a positive number",
       "--buyers|-3|--buyers must be a positive number",
       "--items|0|--items must be a positive number",
@@ -86,6 +122,6 @@ class DemoCommandTest {
   void helpDescribesTheDemo() {
     Cli.Run run = Cli.run("demo", "--help");
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).contains("--no-lock", "--nodes", "--buyers", "--items", "--connect");
+    assertThat(run.out()).contains("--mode", "--no-lock", "--nodes", "--buyers", "--items", "--connect");
   }
 }

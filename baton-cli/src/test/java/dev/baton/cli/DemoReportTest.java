@@ -13,9 +13,14 @@ import org.junit.jupiter.api.Test;
 class DemoReportTest {
 
   private static FlashSaleResult result(boolean locked, int sold, int left, Optional<String> tokens) {
-    FlashSale.Settings settings = new FlashSale.Settings(2, 2, 100, locked, Duration.ZERO, Duration.ofSeconds(1));
-    return new FlashSaleResult(settings, "/baton-demo/x/lock", sold, left, locked ? sold + 4 : 0,
-        Duration.ofSeconds(2), 1_500_000, 9_000_000, List.of(sold / 2, sold - sold / 2), tokens, false);
+    return result(locked ? SaleMode.LOCK : SaleMode.NO_LOCK, sold, left, tokens);
+  }
+
+  private static FlashSaleResult result(SaleMode mode, int sold, int left, Optional<String> tokens) {
+    FlashSale.Settings settings = new FlashSale.Settings(2, 2, 100, mode, Duration.ZERO, Duration.ofSeconds(1));
+    return new FlashSaleResult(settings, "/baton-demo/x/lock", sold, left, mode == SaleMode.LOCK ? sold + 4 : 0,
+        mode == SaleMode.CAS ? 37 : 0, 0, Duration.ofSeconds(2), 1_500_000, 9_000_000,
+        List.of(sold / 2, sold - sold / 2), tokens, false);
   }
 
   private static String print(FlashSaleResult result) {
@@ -61,6 +66,29 @@ class DemoReportTest {
         .containsPattern("acquire latency p50\\s+1.5 ms\\n")
         .containsPattern("acquire latency p99\\s+9.0 ms\\n")
         .containsPattern("node-1\\s+50\\s+50.0%")
-        .contains("fencing tokens: strictly increasing", "OK: every item sold exactly once");
+        .contains("fencing tokens: strictly increasing", "OK: every item sold exactly once")
+        .contains("stale writes rejected by the stock's fence: 0\n");
+  }
+
+  @Test
+  void aCorrectCompareAndSetRunPrintsConflictsAndSalesPerSecond() {
+    FlashSaleResult result = result(SaleMode.CAS, 100, 0, Optional.empty());
+
+    assertThat(result.problems()).isEmpty();
+    assertThat(print(result))
+        .containsPattern("lock acquisitions\\s+none \\(--mode cas\\)\n")
+        .containsPattern("CAS conflicts \\(retries\\)\\s+37\n")
+        .containsPattern("sales per second\\s+50\n")
+        .containsPattern("sale latency p50\\s+1.5 ms\n")
+        .contains("fencing tokens: none (--mode cas", "OK: every item sold exactly once without a lock")
+        .doesNotContain("stale writes");
+  }
+
+  @Test
+  void aCompareAndSetRunThatOversoldOrLostUpdatesIsAProblem() {
+    assertThat(result(SaleMode.CAS, 101, 0, Optional.empty()).problems())
+        .anySatisfy(p -> assertThat(p).contains("1 items oversold although every sale was a compare-and-set"));
+    assertThat(result(SaleMode.CAS, 100, 2, Optional.empty()).problems())
+        .anySatisfy(p -> assertThat(p).contains("updates were lost"));
   }
 }
