@@ -1,0 +1,105 @@
+package dev.baton.bench;
+
+import dev.baton.bench.lock.RawLibrary;
+import java.io.PrintStream;
+import java.util.List;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * What scenarios share: the server, the options, an admin session for preparing paths and
+ * watching queues, and a place to report progress.
+ */
+final class BenchContext implements AutoCloseable {
+  private final BenchOptions options;
+  private final String host;
+  private final int port;
+  private final ServerCounters counters;
+  private final PrintStream progress;
+  private ZooKeeper admin;
+
+  BenchContext(BenchOptions options, String host, int port, PrintStream progress) {
+    this.options = options;
+    this.host = host;
+    this.port = port;
+    this.counters = new ServerCounters(host, port);
+    this.progress = progress;
+  }
+
+  BenchOptions options() {
+    return options;
+  }
+
+  String connectString() {
+    return host + ":" + port;
+  }
+
+  ServerCounters counters() {
+    return counters;
+  }
+
+  void progress(String line) {
+    progress.println(line);
+    progress.flush();
+  }
+
+  /**
+   * A fresh lock path for one run, {@code /bench/<scenario>/<contender>-<run>}, created as a
+   * persistent node. Every contender gets an existing persistent parent: no container node the
+   * server might remove between two cycles, and no parent creation inside a timed window.
+   */
+  String freshPath(String scenario, String contender, String run) throws Exception {
+    String path = "/bench/" + scenario + "/" + contender + "-" + run;
+    ensurePersistent("/bench");
+    ensurePersistent("/bench/" + scenario);
+    ensurePersistent(path);
+    return path;
+  }
+
+  /** Children of {@code path} now (0 if it does not exist). */
+  int childCount(String path) throws Exception {
+    try {
+      List<String> children = admin().getChildren(path, false);
+      return children.size();
+    } catch (KeeperException.NoNodeException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * Closes the admin session, so a request count sees no traffic but the client under test (an
+   * idle session pings every third of its timeout).
+   */
+  void closeAdmin() {
+    if (admin != null) {
+      try {
+        admin.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      admin = null;
+    }
+  }
+
+  private void ensurePersistent(String path) throws Exception {
+    try {
+      admin().create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    } catch (KeeperException.NodeExistsException e) {
+      // made by an earlier run
+    }
+  }
+
+  private ZooKeeper admin() throws Exception {
+    if (admin == null) {
+      admin = RawLibrary.connectRaw(connectString());
+    }
+    return admin;
+  }
+
+  @Override
+  public void close() {
+    closeAdmin();
+  }
+}

@@ -1,0 +1,180 @@
+package dev.baton.bench;
+
+import dev.baton.bench.lock.BatonLibrary;
+import dev.baton.bench.lock.Contender;
+import dev.baton.bench.lock.CreateDeleteControl;
+import dev.baton.bench.lock.CuratorLibrary;
+import dev.baton.bench.lock.PipelinedPattern;
+import dev.baton.bench.lock.RawLibrary;
+import dev.baton.bench.lock.Role;
+import dev.baton.bench.lock.SequentialPattern;
+import dev.baton.bench.lock.Sharing;
+import dev.baton.bench.lock.WatchAllLowerPattern;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Baton beside Apache Curator, interleaved on one ZooKeeper server, with the raw-client request
+ * patterns that bound what any lock library can do ("floors").
+ *
+ * <pre>
+ * ./mvnw -q -pl baton-bench -am package -DskipTests
+ * java -jar baton-bench/target/baton-bench.jar --quick     # about 2 minutes
+ * java -jar baton-bench/target/baton-bench.jar             # about 10 minutes
+ * java -jar baton-bench/target/baton-bench.jar --help
+ * </pre>
+ *
+ * <p>Method: one standalone ZooKeeper 3.9.5 server (fsync on) in a JVM of its own, on loopback.
+ * Each scenario runs several rounds; in a round every contender runs for a few seconds in turn
+ * (after one untimed warm-up each), and each ratio to Curator is taken within the round, so a
+ * noisy neighbour slows both sides of a ratio alike. The table reports the median with the min and
+ * max over rounds. Every cycle of every contender checks mutual exclusion in this process and the
+ * run stops on a violation. For figures close to the baseline's, give this JVM a fixed heap
+ * ({@code java -Xms1g -Xmx1g -jar ...}).
+ *
+ * <p>Output: the table on stdout (progress on stderr), {@code results.json} and {@code
+ * results.png} in {@code bench/} beside the jar (or {@code --out}), the server's log in {@code
+ * zookeeper.log} there. Exit status 2 when a contender failed or broke mutual exclusion.
+ */
+public final class BenchMain {
+  /** Display order; the request count runs first, while the server has seen nothing else. */
+  private static final List<String> DISPLAY_ORDER = List.of(
+      "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME,
+      "mutex-cached-uncontended", RequestCountScenario.NAME);
+
+  private BenchMain() {}
+
+  public static void main(String[] args) throws Exception {
+    // Before any logger exists: the clients' INFO chatter would bury the table.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    System.setProperty("java.awt.headless", "true");
+    BenchOptions options;
+    try {
+      if (List.of(args).contains("--help")) {
+        System.out.println(BenchOptions.USAGE);
+        return;
+      }
+      options = BenchOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(BenchOptions.USAGE);
+      System.exit(64);
+      return;
+    }
+    try {
+      run(options);
+    } catch (BenchFailure e) {
+      System.err.println();
+      System.err.println("BENCHMARK FAILED: " + e.getMessage());
+      if (e.getCause() != null) {
+        e.getCause().printStackTrace();
+      }
+      System.exit(2);
+    }
+  }
+
+  private static void run(BenchOptions options) throws Exception {
+    Path out = options.out() != null ? options.out() : defaultOutputFolder();
+    long started = System.nanoTime();
+    List<ScenarioResult> results = new ArrayList<>();
+    try (ServerProcess server = ServerProcess.start(out.resolve("zookeeper.log"));
+        BenchContext context = new BenchContext(options, server.host(), server.port(), System.err)) {
+      context.progress("ZooKeeper server pid " + server.pid() + " at " + context.connectString()
+          + "; " + options.rounds() + " rounds of " + options.window().toSeconds() + " s per contender");
+      for (Scenario scenario : scenarios()) {
+        if (options.selects(scenario.name())) {
+          results.add(scenario.run(context));
+        }
+      }
+    }
+    results.sort(Comparator.comparingInt(r -> displayIndex(r.name())));
+    String header = header(options, (System.nanoTime() - started) / 1e9);
+    System.out.print(Report.table(results, header));
+    Path json = out.resolve("results.json");
+    Report.writeJson(results, json);
+    Path png = out.resolve("results.png");
+    boolean charted = RatioChart.write(results, png, options.rounds() + " rounds x "
+        + options.window().toSeconds() + " s, " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE));
+    System.out.println();
+    System.out.println("Wrote " + json + (charted ? " and " + png : ""));
+  }
+
+  /** The scenarios, in the order they run. */
+  static List<Scenario> scenarios() {
+    Contender baton = new Contender("baton", "Baton Mutex", Role.BATON, new BatonLibrary(), Sharing.PER_CLIENT);
+    Contender curator = new Contender("curator", "Curator InterProcessMutex (one per thread)",
+        Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD);
+    Contender curatorPlain = new Contender("curator", "Curator InterProcessMutex",
+        Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD);
+
+    Contender sequential = floor("raw-a", "(a) raw: create, wait; list, wait; delete, wait (Curator's pattern)",
+        new SequentialPattern());
+    Contender pipelinedWaited = floor("raw-b", "(b) raw: create+list together; delete waited",
+        PipelinedPattern.deleteWaited());
+    Contender pipelinedUnwaited = floor("raw-c",
+        "(c) raw: create+list together; delete not waited (Baton's pattern)", PipelinedPattern.deleteNotWaited());
+    Contender watchPredecessor = floor("raw-d",
+        "(d) raw: create+list together, watch predecessor, list again on wake; delete waited",
+        PipelinedPattern.deleteWaited());
+    Contender watchAllLower = floor("raw-e",
+        "(e) raw: create+list together, watch every lower node, no second list; delete waited",
+        new WatchAllLowerPattern());
+    Contender control = floor("raw-control", "raw create+delete (control: must read 2.00)",
+        new CreateDeleteControl());
+
+    List<Scenario> scenarios = new ArrayList<>();
+    scenarios.add(new RequestCountScenario(List.of(baton, curatorPlain, control)));
+    scenarios.add(new ThroughputScenario("mutex-uncontended", "1 client, 1 thread, acquire+release",
+        1, 1, List.of(baton, curatorPlain, sequential, pipelinedWaited, pipelinedUnwaited)));
+    scenarios.add(new ThroughputScenario("mutex-4x4",
+        "one path, 4 clients x 4 threads (Baton: one Mutex per client; Curator: one InterProcessMutex per thread)",
+        4, 4, List.of(baton, curator)));
+    scenarios.add(new ThroughputScenario("mutex-4x1", "one path, 4 clients x 1 thread; every hand-over crosses sessions",
+        4, 1, List.of(baton, curatorPlain, watchPredecessor, watchAllLower)));
+    scenarios.add(new PassAllScenario(500, List.of(
+        new Contender("baton-shared", "Baton, one Mutex shared by 500 threads", Role.BATON,
+            new BatonLibrary(), Sharing.PER_CLIENT),
+        new Contender("curator-shared", "Curator, one InterProcessMutex shared by 500 threads",
+            Role.CURATOR, new CuratorLibrary(), Sharing.PER_CLIENT),
+        new Contender("baton-per-thread", "reference: Baton, one Mutex per thread", Role.REFERENCE,
+            new BatonLibrary(), Sharing.PER_THREAD),
+        new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
+            Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
+    scenarios.add(new NotImplementedScenario("mutex-cached-uncontended", "cycles/s",
+        "lock caching (keeping the node after a local release until another client queues) is not in baton-core yet"));
+    return scenarios;
+  }
+
+  private static Contender floor(String id, String label, dev.baton.bench.lock.RawPattern pattern) {
+    // Each thread runs the pattern on its own call stack: the object holds no per-thread state.
+    return new Contender(id, label, Role.FLOOR, new RawLibrary(pattern), Sharing.PER_CLIENT);
+  }
+
+  private static int displayIndex(String name) {
+    int i = DISPLAY_ORDER.indexOf(name);
+    return i < 0 ? DISPLAY_ORDER.size() : i;
+  }
+
+  private static String header(BenchOptions options, double seconds) {
+    Runtime rt = Runtime.getRuntime();
+    return String.join("\n",
+        "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback",
+        String.format("%d rounds x %d s per contender (warm-up %d s), interleaved; run took %.0f s; "
+                + "Java %s, %d cores, max heap %d MiB",
+            options.rounds(), options.window().toSeconds(), options.warmup().toSeconds(), seconds,
+            System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20),
+        "ratio > 1 means Baton is better (Baton/Curator for rates, Curator/Baton for times and request counts);",
+        "figures are medians over rounds; ratios are taken within each round: median [min-max].");
+  }
+
+  /** {@code bench/} beside the jar (or beside the classes folder when run from an IDE). */
+  private static Path defaultOutputFolder() throws URISyntaxException {
+    Path code = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    return code.toAbsolutePath().getParent().resolve("bench");
+  }
+}

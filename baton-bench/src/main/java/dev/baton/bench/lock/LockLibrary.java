@@ -1,0 +1,9 @@
+package dev.baton.bench.lock;
+
+/** Opens clients of one kind: Baton, Curator, or the raw ZooKeeper client running a pattern. */
+@FunctionalInterface
+public interface LockLibrary {
+
+  /** Connects and waits for the session. */
+  LockClient connect(String connectString) throws Exception;
+}
