@@ -1,62 +1,28 @@
 package dev.baton.internal;
 
-import dev.baton.Lease;
 import dev.baton.LockOwner;
 import dev.baton.Mutex;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The read or the write half of a {@link ZkReadWriteLock}, as a {@link Mutex}: acquisition is its
  * {@link QueueLock}'s; {@link #holder()} and {@link #waiters()} show nodes of its own kind only.
  */
-final class ReadWriteLockHalf implements Mutex {
+final class ReadWriteLockHalf extends QueueMutex {
   private final ZkReadWriteLock parent;
-  private final QueueLock lock;
   private final boolean write;
 
   ReadWriteLockHalf(ZkReadWriteLock parent, QueueLock lock, boolean write) {
+    super(lock);
     this.parent = parent;
-    this.lock = lock;
     this.write = write;
   }
 
   @Override
   public String path() {
     return parent.path();
-  }
-
-  @Override
-  public Lease acquire() {
-    return lock.acquireBlocking(null, true).orElseThrow();
-  }
-
-  @Override
-  public Lease acquire(Duration timeout) {
-    return lock.acquireBlocking(QueueLock.checked(timeout), true).orElseThrow();
-  }
-
-  @Override
-  public Optional<Lease> tryAcquire(Duration timeout) {
-    return lock.acquireBlocking(QueueLock.checked(timeout), false);
-  }
-
-  @Override
-  public CompletableFuture<Lease> acquireAsync() {
-    return lock.acquireAsync(null, false);
-  }
-
-  @Override
-  public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-    return lock.acquireAsync(QueueLock.checked(timeout), true);
-  }
-
-  @Override
-  public boolean isHeldByCurrentThread() {
-    return lock.isHeldByCurrentThread();
   }
 
   /** The writer holding, or the first of the readers holding. */
