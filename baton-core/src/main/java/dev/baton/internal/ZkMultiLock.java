@@ -69,7 +69,7 @@ public final class ZkMultiLock implements MultiLock {
   }
 
   private Optional<MultiLease> take(Duration timeout, boolean timeoutThrows) {
-    checked(timeout);
+    QueueLock.checked(timeout);
     long deadline = deadline(timeout);
     List<Lease> taken = new ArrayList<>();
     try {
@@ -93,7 +93,7 @@ public final class ZkMultiLock implements MultiLock {
 
   @Override
   public CompletableFuture<MultiLease> acquireAsync(Duration timeout) {
-    checked(timeout);
+    QueueLock.checked(timeout);
     long deadline = deadline(timeout);
     List<Lease> taken = new ArrayList<>();
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
@@ -151,12 +151,6 @@ public final class ZkMultiLock implements MultiLock {
     return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
-  private static void checked(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
-  }
 
   @Override
   public String toString() {

@@ -14,8 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * The counting semaphore, wire-compatible with Curator's {@code InterProcessSemaphoreV2}: each
@@ -171,30 +169,8 @@ public final class ZkSemaphore implements Semaphore {
   List<LockOwner> owners(String dir, String prefix) {
     session.checkOpen();
     String parent = serverPath + "/" + dir;
-    List<String> children;
-    try {
-      children = Retrying.call(session, path, zk -> zk.getChildren(parent, false));
-    } catch (RuntimeException e) {
-      if (e.getCause() instanceof KeeperException.NoNodeException) {
-        return List.of(); // never used, or its container was removed once empty
-      }
-      throw e;
-    }
-    List<LockOwner> owners = new ArrayList<>();
-    for (String node : LockNodes.sortedBySequence(children, prefix)) {
-      String nodePath = parent + "/" + node;
-      Stat stat = new Stat();
-      try {
-        byte[] data = Retrying.call(session, path, zk -> zk.getData(nodePath, false, stat));
-        owners.add(OwnerData.read(node, data, stat));
-      } catch (RuntimeException e) {
-        if (!(e.getCause() instanceof KeeperException.NoNodeException)) {
-          throw e;
-        }
-        // Released between the listing and the read.
-      }
-    }
-    return owners;
+    List<String> children = QueueLock.children(session, path, parent);
+    return QueueLock.owners(session, parent, LockNodes.sortedBySequence(children, prefix));
   }
 
   private int checked(int count) {
