@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.MutualExclusionChecker;
-import dev.baton.testkit.TestCluster;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -16,13 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,56 +26,8 @@ import org.junit.jupiter.api.Timeout;
  * object per client, hundreds of threads on one object, many async waiters on one thread.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class MutexContentionTest {
+class MutexContentionTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(30);
-
-  private static TestCluster cluster;
-  private static HelperZk raw;
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private final List<ExecutorService> pools = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "20000").start();
-    raw = HelperZk.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (raw != null) {
-      raw.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    pools.forEach(ExecutorService::shutdownNow);
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private Baton baton() {
-    Baton baton = Baton.builder().connectString(cluster.connectString())
-        .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build();
-    toClose.add(baton);
-    return baton;
-  }
-
-  private ExecutorService pool(int threads) {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    pools.add(pool);
-    return pool;
-  }
-
-  private static void awaitChildren(String path, int count) {
-    await().atMost(Duration.ofSeconds(15)).untilAsserted(
-        () -> assertThat(raw.children(path)).as("children of " + path).hasSize(count));
-  }
 
   private static void awaitNoChildren(String path) {
     awaitChildren(path, 0);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.MutualExclusionChecker;
-import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +19,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,50 +30,17 @@ import org.junit.jupiter.api.Timeout;
  * its own.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ReadWriteLockCuratorInteropTest {
+class ReadWriteLockCuratorInteropTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static TestCluster cluster;
-  private static HelperZk raw;
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private final List<ExecutorService> pools = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "20000").start();
-    raw = HelperZk.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (raw != null) {
-      raw.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    pools.forEach(ExecutorService::shutdownNow);
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
   private ReadWriteLock baton(String path) {
-    Baton baton = Baton.builder().connectString(cluster.connectString())
-        .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build();
-    toClose.add(baton);
-    return baton.readWriteLock(path);
+    return baton().readWriteLock(path);
   }
 
   private CuratorFramework curatorClient() throws InterruptedException {
     CuratorFramework curator = CuratorFrameworkFactory.newClient(
         cluster.connectString(), 10_000, 10_000, new ExponentialBackoffRetry(50, 5));
-    toClose.add(curator);
+    closing(curator);
     curator.start();
     assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).as("curator connected").isTrue();
     return curator;
@@ -92,7 +55,7 @@ class ReadWriteLockCuratorInteropTest {
     CuratorActor(String path) throws InterruptedException {
       client = curatorClient();
       lock = new InterProcessReadWriteLock(client, path);
-      pools.add(thread);
+      closing(thread::shutdownNow);
     }
 
     <T> T run(Callable<T> action) throws Exception {
@@ -110,11 +73,6 @@ class ReadWriteLockCuratorInteropTest {
         return client.checkExists().forPath(node).getCzxid();
       });
     }
-  }
-
-  private static void awaitChildren(String path, int count) {
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
-        () -> assertThat(raw.children(path)).as("children of " + path).hasSize(count));
   }
 
   // ---- one side writes, the other reads -------------------------------------------------------
@@ -289,7 +247,7 @@ class ReadWriteLockCuratorInteropTest {
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService threads = Executors.newCachedThreadPool();
-    pools.add(threads);
+    closing(threads::shutdownNow);
     List<Callable<Void>> workers = new ArrayList<>();
 
     for (int c = 0; c < 2; c++) {

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.internal.ReadWriteRules;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
-import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,13 +16,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * server ends by checking that no node is left under its path.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ReadWriteLockTest {
+class ReadWriteLockTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String W1 = "_c_a-__WRIT__0000000001";
   private static final String R2 = "_c_b-__READ__0000000002";
@@ -42,58 +37,6 @@ class ReadWriteLockTest {
   private static final String W4 = "_c_d-__WRIT__0000000004";
   private static final String R5 = "_c_e-__READ__0000000005";
   private static final String W6 = "_c_f-__WRIT__0000000006";
-
-  private static TestCluster cluster;
-  private static HelperZk raw;
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private final List<ExecutorService> pools = new ArrayList<>();
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "20000").start();
-    raw = HelperZk.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (raw != null) {
-      raw.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    pools.forEach(ExecutorService::shutdownNow);
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private Baton baton() {
-    return baton(cluster.connectString(), Duration.ofSeconds(10));
-  }
-
-  private Baton baton(String connectString, Duration sessionTimeout) {
-    Baton baton = Baton.builder().connectString(connectString).sessionTimeout(sessionTimeout)
-        .connectionTimeout(Duration.ofSeconds(10)).build();
-    toClose.add(baton);
-    return baton;
-  }
-
-  private ExecutorService pool(int threads) {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    pools.add(pool);
-    return pool;
-  }
-
-  private static void awaitChildren(String path, int count) {
-    await().atMost(Duration.ofSeconds(15)).untilAsserted(
-        () -> assertThat(raw.children(path)).as("children of " + path).hasSize(count));
-  }
 
   // ---- the rules, without ZooKeeper -----------------------------------------------------------
 

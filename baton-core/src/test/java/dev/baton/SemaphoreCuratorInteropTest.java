@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.MutualExclusionChecker;
-import dev.baton.testkit.TestCluster;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,9 +21,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,50 +31,26 @@ import org.junit.jupiter.api.Timeout;
  * exclusion and hand-over both ways, and the requests each side sends per cycle.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SemaphoreCuratorInteropTest {
+class SemaphoreCuratorInteropTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static TestCluster cluster;
-  private static HelperZk raw;
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
-    raw = HelperZk.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (raw != null) {
-      raw.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
   @AfterEach
-  void closeClients() throws Exception {
+  void stopThreads() {
     threads.shutdownNow();
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
   }
 
-  private Baton baton() {
-    Baton baton = Baton.builder().connectString(cluster.connectString())
-        .sessionTimeout(Duration.ofSeconds(30)).connectionTimeout(Duration.ofSeconds(10)).build();
-    toClose.add(baton);
-    return baton;
+  /** Sessions as long as Curator's here, so neither side's session ends first under load. */
+  @Override
+  Baton baton() {
+    return baton(cluster.connectString(), Duration.ofSeconds(30));
   }
 
   private CuratorFramework curator() throws InterruptedException {
     CuratorFramework curator = CuratorFrameworkFactory.newClient(
         cluster.connectString(), 30_000, 10_000, new ExponentialBackoffRetry(50, 5));
-    toClose.add(curator);
+    closing(curator);
     curator.start();
     assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).as("curator connected").isTrue();
     return curator;

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
-import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,51 +29,14 @@ import org.junit.jupiter.api.Timeout;
  * under {@code locks/} or {@code leases/}, its cost in requests, and bad input.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SemaphoreTest {
+class SemaphoreTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static TestCluster cluster;
-  private static HelperZk raw;
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
-    raw = HelperZk.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (raw != null) {
-      raw.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
   @AfterEach
-  void closeClients() throws Exception {
+  void stopThreads() {
     threads.shutdownNow();
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T resource) {
-    toClose.add(resource);
-    return resource;
-  }
-
-  private Baton baton(String connectString, Duration sessionTimeout) {
-    return closing(Baton.builder().connectString(connectString).sessionTimeout(sessionTimeout)
-        .connectionTimeout(Duration.ofSeconds(10)).build());
-  }
-
-  private Baton baton() {
-    return baton(cluster.connectString(), Duration.ofSeconds(10));
   }
 
   private static void awaitNodes(String path, int locks, int leases) {
