@@ -21,8 +21,9 @@ public interface Lease extends AutoCloseable {
    * A number that strictly grows from one holder of this lock path to the next, across clients
    * and across deletion and re-creation of the path. Pass it to the resource the lock protects
    * and have the resource reject a token lower than one it has seen (a holder that lost its lease
-   * while stalled cannot then overwrite the work of its successor). It is the zxid that created
-   * the lease's node. {@link FencedResource} shows the check, in this process and in SQL.
+   * while stalled cannot then overwrite the work of its successor). It is derived from the zxid
+   * that created the lease's node, as {@link FencingTokens} describes. {@link FencedResource}
+   * shows the check, in this process and in SQL.
    */
   long fencingToken();
 

@@ -8,7 +8,7 @@ import java.time.Instant;
  * read: {@code host} holds that data and the other fields are empty or zero.
  *
  * @param node the lock node's name under the lock path
- * @param fencingToken the zxid that created the node: the token its holder was (or will be) given
+ * @param fencingToken the token the node's first holder was (or will be) given; see {@link FencingTokens}
  * @param host host name of the owning process
  * @param pid process id of the owning process, 0 if unknown
  * @param thread name of the thread that asked for the lock, empty if unknown

@@ -188,7 +188,7 @@ class CuratorInteropTest {
     long[] result = curatorWaiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     assertThat(result[0]).as("1: Curator got it after Baton released; -1: Curator timed out")
         .isEqualTo(1);
-    assertThat(result[1]).as("Curator node's czxid").isGreaterThan(lease.fencingToken());
+    assertThat(FencingTokens.ofNode(result[1])).as("Curator node's token").isGreaterThan(lease.fencingToken());
     awaitChildren(path, 0);
   }
 
@@ -287,7 +287,7 @@ class CuratorInteropTest {
     assertThat(holder.host()).isEqualTo(curatorData);
     assertThat(holder.pid()).isZero();
     assertThat(holder.thread()).isEmpty();
-    assertThat(holder.fencingToken()).isEqualTo(stat.getCzxid());
+    assertThat(holder.fencingToken()).isEqualTo(FencingTokens.ofNode(stat.getCzxid()));
     assertThat(holder.sessionId()).isEqualTo(curator.getZookeeperClient().getZooKeeper().getSessionId());
     assertThat(holder.queuedAt()).isEqualTo(Instant.ofEpochMilli(stat.getCtime()));
     assertThat(mutex.waiters()).isEmpty();
@@ -338,7 +338,7 @@ class CuratorInteropTest {
       Stat node = raw.zk().exists(path + "/" + children.get(0), false);
       assertThat(node.getEphemeralOwner()).as("ephemeral, owned by the client's session")
           .isEqualTo(baton.sessionId());
-      assertThat(node.getCzxid()).isEqualTo(lease.fencingToken());
+      assertThat(FencingTokens.ofNode(node.getCzxid())).isEqualTo(lease.fencingToken());
     }
     // ZooKeeper shows clients no container flag (ephemeralOwner reads 0), so check what a
     // container does: the server removes it, and its container parents, once empty. A

@@ -6,7 +6,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 /**
  * Curator's {@link InterProcessMutex}, with the path of the lock node the calling thread holds
  * made visible, so a Curator critical section can be recorded with the same fencing token a
- * Baton lease would carry: the czxid of that node.
+ * Baton lease would carry (from the czxid of that node).
  */
 final class HelperCuratorMutex extends InterProcessMutex {
   private final CuratorFramework client;
@@ -21,12 +21,12 @@ final class HelperCuratorMutex extends InterProcessMutex {
     return getLockPath();
   }
 
-  /** The czxid of the node the calling thread holds: the Baton-equivalent fencing token. */
+  /** The token Baton would give for the node the calling thread holds. */
   long ownFencingToken() throws Exception {
     String node = getLockPath();
     if (node == null) {
       throw new IllegalStateException("the calling thread holds no Curator lock on this mutex");
     }
-    return client.checkExists().forPath(node).getCzxid();
+    return FencingTokens.ofNode(client.checkExists().forPath(node).getCzxid());
   }
 }

@@ -79,8 +79,8 @@ class MutexRequestCountTest {
   /**
    * Regression: a woken waiter used to ask about each node that had been below it, one round
    * trip after another, so a hand-over cost as many requests as the queue was long (up to the
-   * window of 16). Each waiter now costs create, list, one watch, at most one fresh listing and
-   * its delete, however many wait.
+   * window of 16). Each waiter now costs create, list, its delete and either the watches of the
+   * (at most three) nodes in its way or one watch and one fresh listing, however many wait.
    */
   @Test
   void handOver_costsTheSameRequestsPerWaiter_asTheQueueGrows() throws Exception {

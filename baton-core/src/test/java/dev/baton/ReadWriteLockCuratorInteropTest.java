@@ -66,11 +66,11 @@ class ReadWriteLockCuratorInteropTest extends ClusterTestSupport {
       return thread.submit(() -> half.acquire(WAIT.toSeconds(), TimeUnit.SECONDS));
     }
 
-    /** The czxid of the node this actor's thread holds: what Baton would give as fencing token. */
+    /** The token Baton would give for the node this actor's thread holds. */
     long token(boolean write) throws Exception {
       return run(() -> {
         String node = write ? lock.writeLock().getLockPath() : lock.readLock().getLockPath();
-        return client.checkExists().forPath(node).getCzxid();
+        return FencingTokens.ofNode(client.checkExists().forPath(node).getCzxid());
       });
     }
   }
@@ -264,7 +264,7 @@ class ReadWriteLockCuratorInteropTest extends ClusterTestSupport {
               throw new AssertionError(who + " did not get the lock within " + WAIT);
             }
             String node = writes ? shared.writeLock().getLockPath() : shared.readLock().getLockPath();
-            long token = client.checkExists().forPath(node).getCzxid();
+            long token = FencingTokens.ofNode(client.checkExists().forPath(node).getCzxid());
             MutualExclusionChecker.Section section =
                 writes ? checker.enter(who, token) : checker.enterShared(who, token);
             Thread.yield();

@@ -63,11 +63,11 @@ class SemaphoreCuratorInteropTest extends ClusterTestSupport {
     });
   }
 
-  /** The czxid of the oldest lease node: the holder's token while a semaphore mutex is held. */
+  /** The token of the oldest lease node: the holder's while a semaphore mutex is held. */
   private static long holderToken(String path) throws Exception {
     List<String> leases = raw.children(path + "/leases");
     leases.sort((a, b) -> a.substring(a.lastIndexOf("lease-")).compareTo(b.substring(b.lastIndexOf("lease-"))));
-    return raw.czxid(path + "/leases/" + leases.get(0));
+    return FencingTokens.ofNode(raw.czxid(path + "/leases/" + leases.get(0)));
   }
 
   @Test

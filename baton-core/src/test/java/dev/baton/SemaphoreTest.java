@@ -227,7 +227,7 @@ class SemaphoreTest extends ClusterTestSupport {
     Lease lease = pending.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     List<String> leases = raw.children(path + "/leases");
     assertThat(leases).singleElement().asString().endsWith("lease-0000000000");
-    assertThat(lease.fencingToken()).isEqualTo(raw.czxid(path + "/leases/" + leases.get(0)));
+    assertThat(lease.fencingToken()).isEqualTo(FencingTokens.ofNode(raw.czxid(path + "/leases/" + leases.get(0))));
     lease.close();
     awaitNodes(path, 0, 0);
   }

@@ -3,6 +3,7 @@ package dev.baton.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.FencingTokens;
 import dev.baton.LockOwner;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -47,8 +48,8 @@ final class OwnerData {
     } catch (java.io.IOException e) {
       host = text;
     }
-    return new LockOwner(node, stat.getCzxid(), host, pid, thread, stat.getEphemeralOwner(),
-        Instant.ofEpochMilli(stat.getCtime()));
+    return new LockOwner(node, FencingTokens.ofNode(stat.getCzxid()), host, pid, thread,
+        stat.getEphemeralOwner(), Instant.ofEpochMilli(stat.getCtime()));
   }
 
   private static String hostName() {

@@ -28,7 +28,7 @@ final class PermitLease implements Lease {
   }
 
   /**
-   * The newest node's czxid. For a semaphore of one permit it grows from holder to holder, since
+   * The newest node's token (from its czxid). For a semaphore of one permit it grows from holder to holder, since
    * lease nodes are created one after another under the {@code locks} mutex; with more permits,
    * holders overlap and tokens only tell which lease was granted later.
    */
