@@ -55,6 +55,17 @@ public final class Baton implements AutoCloseable {
   }
 
   /**
+   * A reentrant mutex on {@code path} that hands the lock between this client's threads, or
+   * keeps it cached, as {@code options} say. Clients using other options (or Curator) on the same
+   * path are served correctly; see {@link MutexOptions} for the order this trades.
+   */
+  public Mutex mutex(String path, MutexOptions options) {
+    session.checkOpen();
+    java.util.Objects.requireNonNull(options, "options must not be null");
+    return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"), options);
+  }
+
+  /**
    * Several mutexes taken as one, all or nothing, in a global order so that multi-locks over
    * overlapping sets cannot deadlock. The mutexes may come from different clients.
    *

@@ -14,7 +14,10 @@ import java.time.Instant;
  * @param thread name of the thread that asked for the lock, empty if unknown
  * @param sessionId the ZooKeeper session that owns the node
  * @param queuedAt when the node was created, by the ensemble's clock
+ * @param cached whether the node is kept by a client that caches the lock ({@link
+ *     MutexOptions#withCaching}): held for that client, idle or in use by one of its threads;
+ *     {@code thread} is then empty and {@code fencingToken} that of the node's first holder
  */
 public record LockOwner(
     String node, long fencingToken, String host, long pid, String thread, long sessionId,
-    Instant queuedAt) {}
+    Instant queuedAt, boolean cached) {}

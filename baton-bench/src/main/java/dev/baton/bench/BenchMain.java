@@ -1,5 +1,7 @@
 package dev.baton.bench;
 
+import dev.baton.MutexOptions;
+
 import dev.baton.bench.lock.BatonLibrary;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CreateDeleteControl;
@@ -12,6 +14,7 @@ import dev.baton.bench.lock.Sharing;
 import dev.baton.bench.lock.WatchAllLowerPattern;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -104,6 +107,9 @@ public final class BenchMain {
     System.out.println("Wrote " + json + (charted ? " and " + png : ""));
   }
 
+  /** Local hand-overs in a row in the 4x4 scenario: the fairness bound reported beside it. */
+  static final int LOCAL_HAND_OVERS = 8;
+
   /** The scenarios, in the order they run. */
   static List<Scenario> scenarios() {
     Contender baton = new Contender("baton", "Baton Mutex", Role.BATON, new BatonLibrary(), Sharing.PER_CLIENT);
@@ -131,9 +137,14 @@ public final class BenchMain {
     scenarios.add(new RequestCountScenario(List.of(baton, curatorPlain, control)));
     scenarios.add(new ThroughputScenario("mutex-uncontended", "1 client, 1 thread, acquire+release",
         1, 1, List.of(baton, curatorPlain, sequential, pipelinedWaited, pipelinedUnwaited)));
+    Contender cohorted = new Contender("baton-cohorted",
+        "Baton Mutex, local hand-over (at most " + LOCAL_HAND_OVERS + " in a row)", Role.BATON,
+        new BatonLibrary(MutexOptions.defaults().withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
+    Contender batonDefault = new Contender("baton", "reference: Baton Mutex, default mode", Role.REFERENCE,
+        new BatonLibrary(), Sharing.PER_CLIENT);
     scenarios.add(new ThroughputScenario("mutex-4x4",
         "one path, 4 clients x 4 threads (Baton: one Mutex per client; Curator: one InterProcessMutex per thread)",
-        4, 4, List.of(baton, curator)));
+        4, 4, List.of(cohorted, curator, batonDefault)));
     scenarios.add(new ThroughputScenario("mutex-4x1", "one path, 4 clients x 1 thread; every hand-over crosses sessions",
         4, 1, List.of(baton, curatorPlain, watchPredecessor, watchAllLower)));
     scenarios.add(new PassAllScenario(500, List.of(
@@ -145,8 +156,11 @@ public final class BenchMain {
             new BatonLibrary(), Sharing.PER_THREAD),
         new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
             Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
-    scenarios.add(new NotImplementedScenario("mutex-cached-uncontended", "cycles/s",
-        "lock caching (keeping the node after a local release until another client queues) is not in baton-core yet"));
+    scenarios.add(new ThroughputScenario("mutex-cached-uncontended",
+        "1 client, 1 thread, acquire+release; Baton keeps its node while no other client queues",
+        1, 1, List.of(new Contender("baton-cached", "Baton Mutex, caching (idle 10 s)", Role.BATON,
+            new BatonLibrary(MutexOptions.defaults().withCaching(Duration.ofSeconds(10))), Sharing.PER_CLIENT),
+            curatorPlain)));
     return scenarios;
   }
 

@@ -30,6 +30,16 @@ final class HeldLock implements SessionObserver {
   private volatile LeaseState state = LeaseState.HELD;
   private org.apache.zookeeper.Op guard; // guarded by this
   private volatile Runnable onRelease = () -> { };
+  private volatile NodeKeeper keeper;
+
+  /**
+   * Takes over the node when its holder releases it, instead of deleting it: a {@link Cohort}
+   * hands it to the next local holder or keeps it cached.
+   */
+  interface NodeKeeper {
+    /** The holder released the node; {@code stateAtRelease} is its lease's state just before. */
+    void released(HeldLock lock, LeaseState stateAtRelease);
+  }
 
   private record Subscription(Lease lease, LeaseListener listener, Executor executor) {}
 
@@ -63,13 +73,24 @@ final class HeldLock implements SessionObserver {
     return true;
   }
 
-  /** Removes a level; the last one releases the node. */
+  /** Leaves the node to {@code keeper} when the last level is released. */
+  void keepNode(NodeKeeper keeper) {
+    this.keeper = keeper;
+  }
+
+  /** Removes a level; the last one releases the node (or leaves it to its keeper). */
   void exit() {
     if (levels.decrementAndGet() == 0) {
       session.removeObserver(this);
+      LeaseState before = state;
       onRelease.run();
       transition(LeaseState.RELEASED, true);
-      Nodes.deleteInBackground(session, handle, serverNodePath);
+      NodeKeeper nodeKeeper = keeper;
+      if (nodeKeeper == null) {
+        Nodes.deleteInBackground(session, handle, serverNodePath);
+      } else {
+        nodeKeeper.released(this, before);
+      }
     }
   }
 
@@ -87,6 +108,11 @@ final class HeldLock implements SessionObserver {
 
   long token() {
     return token;
+  }
+
+  /** The node and token this lock stands on. */
+  QueueWaiter.Acquisition acquisition() {
+    return new QueueWaiter.Acquisition(handle, serverNodePath, token);
   }
 
   /** The guard of this node (see {@code Lease.guard()}), made on first use. */

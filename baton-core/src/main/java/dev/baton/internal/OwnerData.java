@@ -23,10 +23,25 @@ final class OwnerData {
   private OwnerData() {}
 
   static byte[] forThread(Thread thread) {
+    return owner(thread, false);
+  }
+
+  /**
+   * The data of a node a client keeps after its holders released it ({@link
+   * dev.baton.MutexOptions}): held for that client, idle or in use by one of its threads.
+   */
+  static byte[] cached() {
+    return owner(null, true);
+  }
+
+  private static byte[] owner(Thread thread, boolean cached) {
     ObjectNode node = JSON.createObjectNode();
     node.put("host", HOST);
     node.put("pid", PID);
     node.put("thread", thread == null ? "" : thread.getName());
+    if (cached) {
+      node.put("cached", true);
+    }
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -35,6 +50,7 @@ final class OwnerData {
     String host = "";
     long pid = 0;
     String thread = "";
+    boolean cached = false;
     String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
     try {
       JsonNode json = text.startsWith("{") ? JSON.readTree(text) : null;
@@ -42,6 +58,7 @@ final class OwnerData {
         host = json.path("host").asText("");
         pid = json.path("pid").asLong(0);
         thread = json.path("thread").asText("");
+        cached = json.path("cached").asBoolean(false);
       } else {
         host = text;
       }
@@ -49,7 +66,7 @@ final class OwnerData {
       host = text;
     }
     return new LockOwner(node, FencingTokens.ofNode(stat.getCzxid()), host, pid, thread,
-        stat.getEphemeralOwner(), Instant.ofEpochMilli(stat.getCtime()));
+        stat.getEphemeralOwner(), Instant.ofEpochMilli(stat.getCtime()), cached);
   }
 
   private static String hostName() {

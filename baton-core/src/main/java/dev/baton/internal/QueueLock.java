@@ -48,6 +48,7 @@ final class QueueLock {
   private final QueueWaiter.QueueRule rule;
   private final Admission admission;
   private final ConcurrentHashMap<Thread, Hold> heldByThread = new ConcurrentHashMap<>();
+  private final Cohort cohort;
 
   QueueLock(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
       Admission admission) {
@@ -57,6 +58,19 @@ final class QueueLock {
     this.layout = layout;
     this.rule = rule;
     this.admission = admission;
+    this.cohort = null;
+  }
+
+  /** A lock whose waiters share one node through {@code cohort} (see {@link dev.baton.MutexOptions}). */
+  QueueLock(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
+      Cohort cohort) {
+    this.session = session;
+    this.path = path;
+    this.serverPath = session.settings().onServer(path);
+    this.layout = layout;
+    this.rule = rule;
+    this.admission = QUEUE;
+    this.cohort = cohort;
   }
 
   /** {@code timeout == null} waits without limit; see {@link dev.baton.Mutex} for the contract. */
@@ -82,7 +96,20 @@ final class QueueLock {
       throw e;
     }
     if (admitted.isPresent()) {
-      return Optional.of(hold(thread, admitted.get()));
+      return Optional.of(hold(thread, new HeldLock(session, admitted.get(), path)));
+    }
+    if (cohort != null) {
+      if (timeout == null || !timeout.isZero()) {
+        return acquireThroughCohort(thread, timeout, timeoutThrows);
+      }
+      Optional<HeldLock> cached = cohort.tryCached();
+      if (cached.isPresent()) {
+        return Optional.of(hold(thread, cached.get()));
+      }
+      if (cohort.busy()) {
+        return timedOut(timeout, timeoutThrows); // this client holds or queues: someone is ahead
+      }
+      // Nobody of this client is in the queue: try once with a node of this acquisition's own.
     }
     QueueWaiter waiter = newWaiter(thread, timeout);
     CompletableFuture<QueueWaiter.Acquisition> pending = waiter.start(
@@ -107,12 +134,40 @@ final class QueueLock {
       }
       throw Errors.translate(cause, path);
     }
-    return Optional.of(hold(thread, acquisition));
+    return Optional.of(hold(thread, new HeldLock(session, acquisition, path)));
   }
 
-  private Lease hold(Thread thread, QueueWaiter.Acquisition acquisition) {
-    HeldLock lock = new HeldLock(session, acquisition, path);
-    Hold hold = new Hold(lock, acquisition);
+  private Optional<Lease> acquireThroughCohort(Thread thread, Duration timeout, boolean timeoutThrows) {
+    CompletableFuture<HeldLock> pending = cohort.acquire(thread,
+        timeout == null ? -1 : Durations.timeoutNanos(timeout), () -> new AcquireTimeoutException(path, timeout));
+    HeldLock lock;
+    try {
+      lock = pending.get();
+    } catch (InterruptedException e) {
+      if (!pending.cancel(false)) {
+        pending.thenAccept(granted -> granted.newLease().close());
+      }
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while waiting for " + path, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof AcquireTimeoutException) {
+        return timedOut(timeout, timeoutThrows);
+      }
+      throw Errors.translate(e.getCause(), path);
+    }
+    return Optional.of(hold(thread, lock));
+  }
+
+  private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {
+    if (!timeoutThrows) {
+      return Optional.empty();
+    }
+    // A fresh exception, so the stack trace shows the caller rather than the timer.
+    throw new AcquireTimeoutException(path, timeout);
+  }
+
+  private Lease hold(Thread thread, HeldLock lock) {
+    Hold hold = new Hold(lock, lock.acquisition());
     heldByThread.put(thread, hold);
     lock.onRelease(() -> heldByThread.remove(thread, hold));
     return lock.newLease();
@@ -121,6 +176,9 @@ final class QueueLock {
   /** {@code timed == false} waits without limit; see {@link dev.baton.Mutex#acquireAsync()}. */
   CompletableFuture<Lease> acquireAsync(Duration timeout, boolean timed) {
     session.checkOpen();
+    if (cohort != null) {
+      return acquireAsyncThroughCohort(timeout, timed);
+    }
     QueueWaiter waiter = newWaiter(Thread.currentThread(), timeout);
     CompletableFuture<Lease> leased = new CompletableFuture<>();
     waiter.start(timed ? Durations.timeoutNanos(timeout) : -1, () -> new AcquireTimeoutException(path, timeout))
@@ -137,6 +195,25 @@ final class QueueLock {
     leased.whenComplete((lease, error) -> {
       if (error instanceof CancellationException) {
         waiter.cancel();
+      }
+    });
+    return leased;
+  }
+
+  private CompletableFuture<Lease> acquireAsyncThroughCohort(Duration timeout, boolean timed) {
+    CompletableFuture<HeldLock> pending = cohort.acquire(Thread.currentThread(),
+        timed ? Durations.timeoutNanos(timeout) : -1, () -> new AcquireTimeoutException(path, timeout));
+    CompletableFuture<Lease> leased = new CompletableFuture<>();
+    pending.whenComplete((lock, error) -> Session.executeQuietly(session.eventExecutor(), () -> {
+      if (error != null) {
+        leased.completeExceptionally(Errors.translate(error, path));
+      } else if (!leased.complete(lock.newLease())) {
+        lock.newLease().close(); // cancelled by the caller while the grant was on its way
+      }
+    }));
+    leased.whenComplete((lease, error) -> {
+      if (error instanceof CancellationException) {
+        pending.cancel(false);
       }
     });
     return leased;

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.LockOwner;
 import dev.baton.Mutex;
+import dev.baton.MutexOptions;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,7 +23,13 @@ public final class ZkMutex extends QueueMutex {
   private final String serverPath;
 
   public ZkMutex(Session session, String path) {
-    super(new QueueLock(session, path, LAYOUT, EXCLUSIVE, QueueLock.QUEUE));
+    this(session, path, MutexOptions.defaults());
+  }
+
+  public ZkMutex(Session session, String path, MutexOptions options) {
+    super(options.sharesNode()
+        ? new QueueLock(session, path, LAYOUT, EXCLUSIVE, new Cohort(session, path, LAYOUT, EXCLUSIVE, options))
+        : new QueueLock(session, path, LAYOUT, EXCLUSIVE, QueueLock.QUEUE));
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);

@@ -3,6 +3,7 @@ package dev.baton.bench.lock;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.Mutex;
+import dev.baton.MutexOptions;
 import java.time.Duration;
 
 /**
@@ -10,6 +11,16 @@ import java.time.Duration;
  * and connection timeouts as given to Curator, so both ask the server for the same session.
  */
 public final class BatonLibrary implements LockLibrary {
+  private final MutexOptions options;
+
+  /** The default mode: one node per acquisition. */
+  public BatonLibrary() {
+    this(MutexOptions.defaults());
+  }
+
+  public BatonLibrary(MutexOptions options) {
+    this.options = options;
+  }
 
   @Override
   public LockClient connect(String connectString) {
@@ -18,13 +29,13 @@ public final class BatonLibrary implements LockLibrary {
         .sessionTimeout(Duration.ofSeconds(30))
         .connectionTimeout(Duration.ofSeconds(15))
         .build();
-    return new Client(baton);
+    return new Client(baton, options);
   }
 
-  private record Client(Baton baton) implements LockClient {
+  private record Client(Baton baton, MutexOptions options) implements LockClient {
     @Override
     public BenchLock lock(String path) {
-      Mutex mutex = baton.mutex(path);
+      Mutex mutex = baton.mutex(path, options);
       return () -> {
         Lease lease = mutex.acquire();
         return lease::close;
