@@ -24,11 +24,20 @@ import java.util.Objects;
  *       {@link LockOwner#cached()} set.
  * </ul>
  *
+ * <p><b>Lock-delay</b> (as in Chubby) is a safety option: when the holder before this client lost
+ * its lease without releasing it (its session expired while it stalled), this client is told it
+ * holds the lock only {@code lockDelay} after it would have been, giving writes the lost holder
+ * still had in flight time to land or fail. It costs one round trip per acquisition (the holder
+ * records itself on the lock path) and nothing per release (the record of the release goes in
+ * one transaction with the delete). Give every client of a path the same lock-delay: losses of
+ * clients without it, and of Curator clients, are not recorded and so not delayed for.
+ *
  * @param localHandOvers the most local hand-overs in a row; 0 turns local hand-over off
  * @param cacheIdle how long a released node is kept for this client; zero turns caching off
+ * @param lockDelay how long to wait after a holder before us was lost; zero turns it off
  */
-public record MutexOptions(int localHandOvers, Duration cacheIdle) {
-  private static final MutexOptions DEFAULTS = new MutexOptions(0, Duration.ZERO);
+public record MutexOptions(int localHandOvers, Duration cacheIdle, Duration lockDelay) {
+  private static final MutexOptions DEFAULTS = new MutexOptions(0, Duration.ZERO, Duration.ZERO);
 
   public MutexOptions {
     if (localHandOvers < 0) {
@@ -42,6 +51,10 @@ public record MutexOptions(int localHandOvers, Duration cacheIdle) {
     if (cacheIdle.isNegative()) {
       throw new IllegalArgumentException("cacheIdle must not be negative, was " + cacheIdle);
     }
+    Objects.requireNonNull(lockDelay, "lockDelay must not be null");
+    if (lockDelay.isNegative()) {
+      throw new IllegalArgumentException("lockDelay must not be negative, was " + lockDelay);
+    }
   }
 
   /** One node per acquisition, no local hand-over, no caching. */
@@ -51,12 +64,17 @@ public record MutexOptions(int localHandOvers, Duration cacheIdle) {
 
   /** These options, with local hand-over of at most {@code maxInARow} in a row (0: off). */
   public MutexOptions withLocalHandOver(int maxInARow) {
-    return new MutexOptions(maxInARow, cacheIdle);
+    return new MutexOptions(maxInARow, cacheIdle, lockDelay);
   }
 
   /** These options, keeping a released node for up to {@code idle} (zero: off). */
   public MutexOptions withCaching(Duration idle) {
-    return new MutexOptions(localHandOvers, idle);
+    return new MutexOptions(localHandOvers, idle, lockDelay);
+  }
+
+  /** These options, with lock-delay {@code delay} after a lost holder (zero: off). */
+  public MutexOptions withLockDelay(Duration delay) {
+    return new MutexOptions(localHandOvers, cacheIdle, delay);
   }
 
   /** Whether acquisitions go through one node per client object (local hand-over or caching). */

@@ -50,6 +50,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   private final QueueWaiter.QueueRule rule;
   private final int localHandOvers;
   private final long cacheIdleNanos;
+  private final long lockDelayNanos;
 
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
   private QueueWaiter queueing;
@@ -80,7 +81,8 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     this.layout = layout;
     this.rule = rule;
     this.localHandOvers = options.localHandOvers();
-    this.cacheIdleNanos = options.cacheIdle().toNanos();
+    this.cacheIdleNanos = Durations.timeoutNanos(options.cacheIdle());
+    this.lockDelayNanos = Durations.timeoutNanos(options.lockDelay());
   }
 
   /**
@@ -141,7 +143,8 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   // ---- the node's life ----------------------------------------------------------------------
 
   private void startQueueing(Thread firstWaiter, List<Runnable> after) {
-    QueueWaiter queued = new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(firstWaiter), true);
+    QueueWaiter queued = new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(firstWaiter), true)
+        .withLockDelay(lockDelayNanos);
     queueing = queued;
     after.add(() -> queued.start(-1, () -> new AcquireTimeoutException(path, null))
         .whenComplete((acquisition, error) -> onQueued(queued, acquisition, error)));
@@ -187,7 +190,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
       holder = null;
       boolean sound = stateAtRelease == LeaseState.HELD && isCurrent(node) && served < FencingTokens.PER_NODE;
       if (!sound) {
-        dropNode();
+        dropNode(stateAtRelease != LeaseState.LOST);
         requeueIfWaiting(after);
       } else if (!waiting.isEmpty()) {
         if (inARow < localHandOvers || (watched && !contended)) {
@@ -304,9 +307,18 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   }
 
   private void dropNode() {
+    dropNode(true);
+  }
+
+  /** Gives the node up; {@code released} says whether that is a release (see {@link LockDelay}). */
+  private void dropNode(boolean released) {
     cancelIdleTimer();
     if (node != null) {
-      Nodes.deleteInBackground(session, node.handle(), node.serverNodePath());
+      if (released && lockDelayNanos > 0) {
+        LockDelay.releaseInBackground(session, node.handle(), node.serverNodePath());
+      } else {
+        Nodes.deleteInBackground(session, node.handle(), node.serverNodePath());
+      }
       node = null;
       session.removeObserver(this);
     }
@@ -391,7 +403,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
         // The node is gone with its session (or presumed so). A holder's lease reports the loss
         // by itself; its release later finds nothing to hand on. The waiters queue a new node.
         holder = null;
-        dropNode();
+        dropNode(false);
         requeueIfWaiting(after);
       } else if (!state.isConnected() && holder == null) {
         dropNode(); // a cached node is not used while its session is in doubt

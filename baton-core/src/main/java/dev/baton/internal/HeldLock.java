@@ -31,6 +31,7 @@ final class HeldLock implements SessionObserver {
   private org.apache.zookeeper.Op guard; // guarded by this
   private volatile Runnable onRelease = () -> { };
   private volatile NodeKeeper keeper;
+  private volatile boolean markReleases;
 
   /**
    * Takes over the node when its holder releases it, instead of deleting it: a {@link Cohort}
@@ -73,6 +74,11 @@ final class HeldLock implements SessionObserver {
     return true;
   }
 
+  /** Releases the node with a record of the release on the lock path ({@link LockDelay}). */
+  void markReleases() {
+    this.markReleases = true;
+  }
+
   /** Leaves the node to {@code keeper} when the last level is released. */
   void keepNode(NodeKeeper keeper) {
     this.keeper = keeper;
@@ -86,7 +92,9 @@ final class HeldLock implements SessionObserver {
       onRelease.run();
       transition(LeaseState.RELEASED, true);
       NodeKeeper nodeKeeper = keeper;
-      if (nodeKeeper == null) {
+      if (nodeKeeper == null && markReleases) {
+        LockDelay.releaseInBackground(session, handle, serverNodePath);
+      } else if (nodeKeeper == null) {
         Nodes.deleteInBackground(session, handle, serverNodePath);
       } else {
         nodeKeeper.released(this, before);

@@ -49,6 +49,7 @@ final class QueueLock {
   private final Admission admission;
   private final ConcurrentHashMap<Thread, Hold> heldByThread = new ConcurrentHashMap<>();
   private final Cohort cohort;
+  private long lockDelayNanos;
 
   QueueLock(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
       Admission admission) {
@@ -134,7 +135,7 @@ final class QueueLock {
       }
       throw Errors.translate(cause, path);
     }
-    return Optional.of(hold(thread, new HeldLock(session, acquisition, path)));
+    return Optional.of(hold(thread, newHeldLock(acquisition)));
   }
 
   private Optional<Lease> acquireThroughCohort(Thread thread, Duration timeout, boolean timeoutThrows) {
@@ -187,7 +188,7 @@ final class QueueLock {
             leased.completeExceptionally(Errors.translate(error, path));
             return;
           }
-          Lease lease = new HeldLock(session, acquisition, path).newLease();
+          Lease lease = newHeldLock(acquisition).newLease();
           if (!leased.complete(lease)) {
             lease.close(); // cancelled by the caller while the grant was on its way
           }
@@ -219,13 +220,31 @@ final class QueueLock {
     return leased;
   }
 
+  /**
+   * Turns on lock-delay (see {@link LockDelay}) for waiters queued from now on; they record
+   * their holds and releases on the lock path. Call before use.
+   */
+  QueueLock withLockDelay(Duration lockDelay) {
+    this.lockDelayNanos = Durations.timeoutNanos(lockDelay);
+    return this;
+  }
+
+  private HeldLock newHeldLock(QueueWaiter.Acquisition acquisition) {
+    HeldLock lock = new HeldLock(session, acquisition, path);
+    if (lockDelayNanos > 0) {
+      lock.markReleases();
+    }
+    return lock;
+  }
+
   private QueueWaiter newWaiter(Thread thread, Duration timeout) {
     boolean mayWait = timeout == null || !timeout.isZero();
-    return new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(thread), mayWait);
+    return new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(thread), mayWait)
+        .withLockDelay(lockDelayNanos);
   }
 
   private void release(QueueWaiter.Acquisition acquisition) {
-    new HeldLock(session, acquisition, path).newLease().close();
+    newHeldLock(acquisition).newLease().close();
   }
 
   /** The hold of {@code thread} through a blocking acquire, if it has one not yet released. */

@@ -123,6 +123,7 @@ final class QueueWaiter implements SessionObserver {
   private final Map<String, Watcher> watching = new HashMap<>(4);
   private ScheduledFuture<?> timer;
   private int retries;
+  private long lockDelayNanos;
 
   QueueWaiter(Session session, String serverLockPath, QueueLayout layout, QueueRule rule, byte[] data,
       boolean mayWait) {
@@ -132,6 +133,16 @@ final class QueueWaiter implements SessionObserver {
     this.rule = rule;
     this.data = data;
     this.mayWait = mayWait;
+  }
+
+  /**
+   * Turns on lock-delay ({@link LockDelay}): once nothing stands in the way, the waiter records
+   * itself as holder and, if the holder before it was lost rather than released, is granted only
+   * {@code nanos} later. Call before {@link #start}.
+   */
+  QueueWaiter withLockDelay(long nanos) {
+    this.lockDelayNanos = nanos;
+    return this;
   }
 
   /**
@@ -440,6 +451,54 @@ final class QueueWaiter implements SessionObserver {
 
   private void granted() {
     watching.clear(); // every watched node is gone
+    if (lockDelayNanos > 0) {
+      claim();
+    } else {
+      grantNow();
+    }
+  }
+
+  /**
+   * Lock-delay: reads the holder record of the lock path and writes ours in the same round trip
+   * (the session answers in order, so the read sees the record as it was before ours).
+   */
+  private void claim() {
+    Session.Handle sentOn = handle;
+    byte[][] previous = new byte[1][];
+    Code[] readCode = new Code[1];
+    sentOn.zk().getData(serverLockPath, false, (rc, path, ctx, bytes, stat) -> {
+      readCode[0] = Code.get(rc);
+      previous[0] = bytes;
+    }, null);
+    sentOn.zk().setData(serverLockPath, LockDelay.held(ourNode), -1, (rc, path, ctx, stat) -> {
+      synchronized (this) {
+        if (sentOn != handle || phase != Phase.QUEUEING) {
+          return;
+        }
+        Code code = Code.get(rc) != Code.OK ? Code.get(rc) : readCode[0];
+        switch (code) {
+          case OK -> {
+            if (LockDelay.previousHolderWasLost(previous[0], ourNode)) {
+              session.schedule(() -> {
+                synchronized (this) {
+                  if (sentOn == handle && phase == Phase.QUEUEING) {
+                    grantNow();
+                  }
+                }
+              }, lockDelayNanos);
+            } else {
+              grantNow();
+            }
+          }
+          case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::claim);
+          case SESSIONEXPIRED, SESSIONMOVED -> requeueIfSessionReplaced();
+          default -> fail(KeeperException.create(code, serverLockPath));
+        }
+      }
+    }, null);
+  }
+
+  private void grantNow() {
     phase = Phase.HELD;
     finish();
     retries = 0;

@@ -27,9 +27,9 @@ public final class ZkMutex extends QueueMutex {
   }
 
   public ZkMutex(Session session, String path, MutexOptions options) {
-    super(options.sharesNode()
+    super((options.sharesNode()
         ? new QueueLock(session, path, LAYOUT, EXCLUSIVE, new Cohort(session, path, LAYOUT, EXCLUSIVE, options))
-        : new QueueLock(session, path, LAYOUT, EXCLUSIVE, QueueLock.QUEUE));
+        : new QueueLock(session, path, LAYOUT, EXCLUSIVE, QueueLock.QUEUE)).withLockDelay(options.lockDelay()));
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);
