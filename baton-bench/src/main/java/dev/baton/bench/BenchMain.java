@@ -47,7 +47,7 @@ import java.util.List;
 public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
-      "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME,
+      "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       "mutex-cached-uncontended", RequestCountScenario.NAME);
 
   private BenchMain() {}
@@ -156,6 +156,7 @@ public final class BenchMain {
             new BatonLibrary(), Sharing.PER_THREAD),
         new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
             Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
+    scenarios.add(new AsyncWaitersScenario());
     scenarios.add(new ThroughputScenario("mutex-cached-uncontended",
         "1 client, 1 thread, acquire+release; Baton keeps its node while no other client queues",
         1, 1, List.of(new Contender("baton-cached", "Baton Mutex, caching (idle 10 s)", Role.BATON,

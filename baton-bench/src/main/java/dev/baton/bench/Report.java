@@ -294,6 +294,16 @@ final class Report {
     if (perWaiter != null) {
       parts.add(String.format(Locale.ROOT, "%.1f requests/waiter", perWaiter.median()));
     }
+    Spread millis = s.extra("ms");
+    if (millis != null) {
+      parts.add(String.format(Locale.ROOT, "all passed in %s ms", grouped(millis.median())));
+    }
+    Spread heap = s.extra("peakHeapMB");
+    Spread threads = s.extra("peakThreads");
+    if (heap != null && threads != null) {
+      parts.add(String.format(Locale.ROOT, "peak heap %s MB, peak %s threads", grouped(heap.max()),
+          grouped(threads.max())));
+    }
     Spread passed = s.extra("passed");
     if (s.isCapped() && passed != null) {
       parts.add(String.format(Locale.ROOT, "capped: %.0f passed", passed.min()));
