@@ -90,6 +90,24 @@ class MutexRequestCountTest {
     assertThat(manyWaiters).isLessThanOrEqualTo(5.05);
   }
 
+  /**
+   * No herd, from 2 to 1,000 waiters: requests per hand-over stay at five or fewer, and no
+   * release wakes more than three waiters (the server's own count of watches fired per deleted
+   * node; the embedded server runs in this JVM, so its metrics can be reset between sizes).
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 10, 100, 1000})
+  void noHerd_requestsAndNotificationsPerRelease_stayBounded(int waiters) throws Exception {
+    org.apache.zookeeper.server.ServerMetrics.getMetrics().resetAll();
+    double perWaiter = requestsPerWaiter(waiters);
+    java.util.Map<String, String> metrics = cluster.metrics(0);
+    assertThat(Long.parseLong(metrics.get("zk_cnt_node_deleted_watch_count")))
+        .as("deletions that fired watches").isPositive();
+    assertThat(Long.parseLong(metrics.get("zk_max_node_deleted_watch_count")))
+        .as("watches fired by one deletion").isLessThanOrEqualTo(3);
+    assertThat(perWaiter).isLessThanOrEqualTo(5.05);
+  }
+
   private static double requestsPerWaiter(int waiters) throws Exception {
     try (Baton baton = Baton.builder().connectString(cluster.connectString())
         .sessionTimeout(Duration.ofSeconds(30)).build()) {
