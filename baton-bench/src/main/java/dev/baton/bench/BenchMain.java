@@ -8,6 +8,7 @@ import dev.baton.bench.lock.CreateDeleteControl;
 import dev.baton.bench.lock.CuratorLibrary;
 import dev.baton.bench.lock.PipelinedPattern;
 import dev.baton.bench.lock.RawLibrary;
+import dev.baton.bench.lock.Recipe;
 import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.SequentialPattern;
 import dev.baton.bench.lock.Sharing;
@@ -48,7 +49,8 @@ public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
-      "mutex-cached-uncontended", RequestCountScenario.NAME);
+      "mutex-cached-uncontended", "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
+      RequestCountScenario.NAME);
 
   private BenchMain() {}
 
@@ -157,12 +159,29 @@ public final class BenchMain {
         new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
             Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
     scenarios.add(new AsyncWaitersScenario());
+    scenarios.add(new ThroughputScenario("rwlock-read-uncontended", "1 client, 1 thread, read lock acquire+release",
+        1, 1, List.of(recipe("baton-read", "Baton read lock", Role.BATON, Recipe.READ_LOCK),
+            recipe("curator-read", "Curator InterProcessReadWriteLock.readLock()", Role.CURATOR, Recipe.READ_LOCK))));
+    scenarios.add(new ThroughputScenario("rwlock-read-8",
+        "1 client x 8 threads, read lock; readers overlap (Baton: one lock per client; Curator: one per thread)",
+        1, 8, List.of(recipe("baton-read", "Baton read lock", Role.BATON, Recipe.READ_LOCK),
+            recipe("curator-read", "Curator InterProcessReadWriteLock.readLock()", Role.CURATOR, Recipe.READ_LOCK))));
+    scenarios.add(new ThroughputScenario("semaphore-3x8",
+        "semaphore of 3 permits, 2 clients x 4 threads, one permit each (Baton: one per client; Curator: one per thread)",
+        2, 4, List.of(recipe("baton-semaphore", "Baton semaphore", Role.BATON, Recipe.SEMAPHORE_3),
+            recipe("curator-semaphore", "Curator InterProcessSemaphoreV2", Role.CURATOR, Recipe.SEMAPHORE_3))));
     scenarios.add(new ThroughputScenario("mutex-cached-uncontended",
         "1 client, 1 thread, acquire+release; Baton keeps its node while no other client queues",
         1, 1, List.of(new Contender("baton-cached", "Baton Mutex, caching (idle 10 s)", Role.BATON,
             new BatonLibrary(MutexOptions.defaults().withCaching(Duration.ofSeconds(10))), Sharing.PER_CLIENT),
             curatorPlain)));
     return scenarios;
+  }
+
+  private static Contender recipe(String id, String label, Role role, Recipe recipe) {
+    return role == Role.CURATOR
+        ? new Contender(id, label, role, new CuratorLibrary(recipe), Sharing.PER_THREAD)
+        : new Contender(id, label, role, new BatonLibrary(recipe), Sharing.PER_CLIENT);
   }
 
   private static Contender floor(String id, String label, dev.baton.bench.lock.RawPattern pattern) {

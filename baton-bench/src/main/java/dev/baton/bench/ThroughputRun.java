@@ -68,7 +68,7 @@ final class ThroughputRun {
       for (int i = 0; i < clients; i++) {
         opened.add(contender.library().connect(connectString));
       }
-      ExclusionGuard guard = new ExclusionGuard(path);
+      ExclusionGuard guard = new ExclusionGuard(path, contender.library().holdersAllowed());
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLongArray perClient = new AtomicLongArray(clients);
       List<LongSamples> latencies = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.baton.Lease;
 import dev.baton.Mutex;
 import dev.baton.MutexOptions;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Baton's reentrant {@link Mutex}: {@code mutex.acquire()}, then {@code lease.close()}. Session
@@ -12,6 +13,7 @@ import java.time.Duration;
  */
 public final class BatonLibrary implements LockLibrary {
   private final MutexOptions options;
+  private final Recipe recipe;
 
   /** The default mode: one node per acquisition. */
   public BatonLibrary() {
@@ -20,6 +22,18 @@ public final class BatonLibrary implements LockLibrary {
 
   public BatonLibrary(MutexOptions options) {
     this.options = options;
+    this.recipe = Recipe.MUTEX;
+  }
+
+  /** Another recipe than the mutex, in its default mode. */
+  public BatonLibrary(Recipe recipe) {
+    this.options = MutexOptions.defaults();
+    this.recipe = recipe;
+  }
+
+  @Override
+  public int holdersAllowed() {
+    return recipe.holdersAllowed();
   }
 
   @Override
@@ -29,15 +43,19 @@ public final class BatonLibrary implements LockLibrary {
         .sessionTimeout(Duration.ofSeconds(30))
         .connectionTimeout(Duration.ofSeconds(15))
         .build();
-    return new Client(baton, options);
+    return new Client(baton, options, recipe);
   }
 
-  private record Client(Baton baton, MutexOptions options) implements LockClient {
+  private record Client(Baton baton, MutexOptions options, Recipe recipe) implements LockClient {
     @Override
     public BenchLock lock(String path) {
-      Mutex mutex = baton.mutex(path, options);
+      Supplier<Lease> acquire = switch (recipe) {
+        case MUTEX -> baton.mutex(path, options)::acquire;
+        case READ_LOCK -> baton.readWriteLock(path).readLock()::acquire;
+        case SEMAPHORE_3 -> baton.semaphore(path, 3)::acquire;
+      };
       return () -> {
-        Lease lease = mutex.acquire();
+        Lease lease = acquire.get();
         return lease::close;
       };
     }

@@ -4,6 +4,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
@@ -11,6 +14,21 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * 30 s, connection timeout 15 s, {@code ExponentialBackoffRetry(100, 3)}.
  */
 public final class CuratorLibrary implements LockLibrary {
+  private final Recipe recipe;
+
+  public CuratorLibrary() {
+    this(Recipe.MUTEX);
+  }
+
+  /** {@code InterProcessReadWriteLock.readLock()} or {@code InterProcessSemaphoreV2} instead. */
+  public CuratorLibrary(Recipe recipe) {
+    this.recipe = recipe;
+  }
+
+  @Override
+  public int holdersAllowed() {
+    return recipe.holdersAllowed();
+  }
 
   @Override
   public LockClient connect(String connectString) throws InterruptedException {
@@ -21,13 +39,21 @@ public final class CuratorLibrary implements LockLibrary {
       client.close();
       throw new IllegalStateException("Curator could not connect to " + connectString + " within 15 s");
     }
-    return new Client(client);
+    return new Client(client, recipe);
   }
 
-  private record Client(CuratorFramework curator) implements LockClient {
+  private record Client(CuratorFramework curator, Recipe recipe) implements LockClient {
     @Override
     public BenchLock lock(String path) {
-      InterProcessMutex mutex = new InterProcessMutex(curator, path);
+      if (recipe == Recipe.SEMAPHORE_3) {
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(curator, path, 3);
+        return () -> {
+          Lease lease = semaphore.acquire();
+          return () -> semaphore.returnLease(lease);
+        };
+      }
+      InterProcessMutex mutex = recipe == Recipe.READ_LOCK
+          ? new InterProcessReadWriteLock(curator, path).readLock() : new InterProcessMutex(curator, path);
       return () -> {
         mutex.acquire();
         // Curator releases per thread: the thread that acquired must release, as the loops do.

@@ -9,16 +9,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ExclusionGuard {
   private final String path;
+  private final int allowed;
   private final AtomicInteger holders = new AtomicInteger();
 
   public ExclusionGuard(String path) {
+    this(path, 1);
+  }
+
+  /** A guard of a lock that {@code allowed} may hold at once (permits, or readers). */
+  public ExclusionGuard(String path, int allowed) {
     this.path = path;
+    this.allowed = allowed;
   }
 
   /** Call right after acquiring. */
   public void enter() {
     int now = holders.incrementAndGet();
-    if (now != 1) {
+    if (now > allowed) {
       throw new MutualExclusionViolation(
           "MUTUAL EXCLUSION VIOLATED on " + path + ": " + now + " holders at once");
     }

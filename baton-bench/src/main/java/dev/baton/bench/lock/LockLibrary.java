@@ -6,4 +6,9 @@ public interface LockLibrary {
 
   /** Connects and waits for the session. */
   LockClient connect(String connectString) throws Exception;
+
+  /** How many may hold one lock path at once: more is a broken lock. */
+  default int holdersAllowed() {
+    return 1;
+  }
 }
