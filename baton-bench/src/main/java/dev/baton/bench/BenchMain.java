@@ -49,7 +49,7 @@ public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
-      "mutex-cached-uncontended", "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
+      "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       RequestCountScenario.NAME);
 
   private BenchMain() {}
@@ -159,6 +159,7 @@ public final class BenchMain {
         new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
             Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
     scenarios.add(new AsyncWaitersScenario());
+    scenarios.add(new ManyPathsScenario());
     scenarios.add(new ThroughputScenario("rwlock-read-uncontended", "1 client, 1 thread, read lock acquire+release",
         1, 1, List.of(recipe("baton-read", "Baton read lock", Role.BATON, Recipe.READ_LOCK),
             recipe("curator-read", "Curator InterProcessReadWriteLock.readLock()", Role.CURATOR, Recipe.READ_LOCK))));

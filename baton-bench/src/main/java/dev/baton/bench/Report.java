@@ -296,13 +296,17 @@ final class Report {
     }
     Spread millis = s.extra("ms");
     if (millis != null) {
-      parts.add(String.format(Locale.ROOT, "all passed in %s ms", grouped(millis.median())));
+      parts.add(String.format(Locale.ROOT, "took %s ms", grouped(millis.median())));
     }
     Spread heap = s.extra("peakHeapMB");
     Spread threads = s.extra("peakThreads");
     if (heap != null && threads != null) {
       parts.add(String.format(Locale.ROOT, "peak heap %s MB, peak %s threads", grouped(heap.max()),
           grouped(threads.max())));
+    }
+    Spread growth = s.extra("heapGrowthMB");
+    if (growth != null) {
+      parts.add(String.format(Locale.ROOT, "heap after GC %+.1f MB", growth.median()));
     }
     Spread passed = s.extra("passed");
     if (s.isCapped() && passed != null) {
