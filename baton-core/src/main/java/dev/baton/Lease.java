@@ -40,11 +40,37 @@ public interface Lease extends AutoCloseable {
    * Baton's API; {@code Baton.transaction} adds the namespace. Sent to ZooKeeper through another
    * handle, it needs the namespace added by hand. Makes no request; the same object every time.
    *
+   * <p>A lease that stands on several nodes (a semaphore lease of several permits, a multi-lock
+   * lease of several locks) has no single check that covers it: use {@link #guards()}.
+   *
    * @throws IllegalStateException if this lease was closed
-   * @throws UnsupportedOperationException if this kind of lease has no node of its own
+   * @throws UnsupportedOperationException if this lease stands on several nodes (use {@link
+   *     #guards()}), or this kind of lease has no node of its own
    */
   default org.apache.zookeeper.Op guard() {
     throw new UnsupportedOperationException("this lease (" + path() + ") has no lock node to guard writes with");
+  }
+
+  /**
+   * One {@code check} per node this lease stands on, to put before the writes of one {@link
+   * Baton#transaction}: the ensemble applies them only while every node exists, or fails the
+   * whole transaction with {@link LeaseLostException} naming the first node found gone. A mutex
+   * or read-write lease stands on one node (this is {@code List.of(guard())}), a semaphore lease
+   * on one node per permit, a multi-lock lease on one node per lock:
+   * <pre>{@code
+   * List<Op> ops = new ArrayList<>(lease.guards());
+   * ops.add(Op.setData("/orders/42", data, -1));
+   * baton.transaction(ops.toArray(Op[]::new));
+   * }</pre>
+   * The parts of a multi-lock may belong to different clients; their checks still hold on any
+   * session, provided the transaction runs on a client with the same namespace. Paths and
+   * requests as for {@link #guard()}: client paths, no request made, the same operations each time.
+   *
+   * @throws IllegalStateException if this lease was closed
+   * @throws UnsupportedOperationException if this kind of lease has no node of its own
+   */
+  default java.util.List<org.apache.zookeeper.Op> guards() {
+    return java.util.List.of(guard());
   }
 
   LeaseState state();

@@ -14,7 +14,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>The lease it hands out covers every lock: it is {@link LeaseState#HELD} only while all parts
  * are, and its {@link Lease#fencingToken()} is the largest of the parts' tokens, which strictly
  * grows from one holder of the same set of locks to the next. Connection loss and expiry affect
- * each part as described for {@link Mutex} and {@link Lease}.
+ * each part as described for {@link Mutex} and {@link Lease}; its listeners hear the lease's
+ * state (the least valid part's) each time it changes, once.
+ *
+ * <p>A lock already taken can be lost (its session expired) while a later one is awaited. The
+ * multi-lock then gives back what it holds and starts over, within the same timeout, so the lease
+ * it hands out never has a lost part: {@link #acquireAsync} starts over at once, a blocking
+ * acquire once it has the lock it was waiting for.
  */
 public interface MultiLock {
 

@@ -66,13 +66,30 @@ public final class BatonCommand implements Callable<Integer> {
     CommandLine commandLine = e.getCommandLine();
     PrintWriter err = commandLine.getErr();
     String name = commandLine.getCommandSpec().qualifiedName();
-    err.println(name + ": " + e.getMessage() + " (see '" + name + " --help')");
+    err.println(name + ": " + unknownCommand(e).orElse(e.getMessage()) + " (see '" + name + " --help')");
     UnmatchedArgumentException.printSuggestions(e, err);
     if (isVerbose(args)) {
       e.printStackTrace(err);
     }
     err.flush();
     return USAGE;
+  }
+
+  /**
+   * Picocli reports a mistyped command as unmatched arguments; say what it is, and list the
+   * commands there are.
+   */
+  private static java.util.Optional<String> unknownCommand(ParameterException e) {
+    if (!(e instanceof UnmatchedArgumentException unmatched) || unmatched.getUnmatched().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    java.util.Map<String, CommandLine> commands = e.getCommandLine().getSubcommands();
+    String first = unmatched.getUnmatched().get(0);
+    if (commands.isEmpty() || first.startsWith("-")) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("unknown command '" + first + "'; the commands are "
+        + String.join(", ", commands.keySet()));
   }
 
   private static int handleFailure(Exception e, CommandLine commandLine, ParseResult parseResult) {

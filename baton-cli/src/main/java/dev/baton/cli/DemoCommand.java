@@ -66,6 +66,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "Use this ZooKeeper ensemble instead of starting an embedded server.")
   String connect;
 
+  @Option(names = "--connect-timeout", defaultValue = "15s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "With --connect: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
+  Duration connectTimeout;
+
   @Override
   public Integer call() {
     validate();
@@ -92,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
         embedded = EmbeddedZooKeeper.builder().start();
         connectString = embedded.connectString();
       }
-      FlashSale sale = new FlashSale(settings, connectString);
+      FlashSale sale = new FlashSale(settings, connectString, connectTimeout);
       running.set(sale);
       printHeader(out, sale, saleMode, connectString, embedded);
       FlashSaleResult result;
@@ -127,6 +132,7 @@ final class DemoCommand implements Callable<Integer> {
     if (connect != null) {
       ConnectOptions.checkConnectString(connect, spec);
     }
+    ConnectOptions.checkConnectTimeout(connectTimeout, spec);
   }
 
   /** {@code --mode} and {@code --no-lock} as one choice. */

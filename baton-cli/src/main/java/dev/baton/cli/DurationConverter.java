@@ -7,7 +7,10 @@ import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Reads durations as people type them: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, or ISO {@code PT10S}. */
+/**
+ * Reads durations as people type them: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, or ISO
+ * {@code PT10S}. Negative ones are refused: no option of baton means anything by them.
+ */
 final class DurationConverter implements ITypeConverter<Duration> {
   private static final Pattern SHORT = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
@@ -24,11 +27,16 @@ final class DurationConverter implements ITypeConverter<Duration> {
         default -> Duration.ofHours(amount);
       };
     }
+    Duration parsed;
     try {
-      return Duration.parse(value.trim());
+      parsed = Duration.parse(value.trim());
     } catch (DateTimeParseException e) {
       throw new TypeConversionException(
           "'" + value + "' is not a duration; write e.g. 500ms, 10s, 2m or 1h");
     }
+    if (parsed.isNegative()) {
+      throw new TypeConversionException("'" + value + "' is negative; a duration must be 0 or more");
+    }
+    return parsed;
   }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
  */
 final class FlashSale {
   static final String ROOT = "/baton-demo";
-  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
   /**
    * What to simulate.
@@ -59,13 +59,20 @@ final class FlashSale {
 
   private final Settings settings;
   private final String connectString;
+  private final Duration connectTimeout;
   private final String runPath;
   private final SaleLedger ledger;
   private volatile boolean stoppedEarly;
 
   FlashSale(Settings settings, String connectString) {
+    this(settings, connectString, CONNECT_TIMEOUT);
+  }
+
+  /** {@code connectTimeout}: how long each session waits for a server to answer. */
+  FlashSale(Settings settings, String connectString, Duration connectTimeout) {
     this.settings = settings;
     this.connectString = connectString;
+    this.connectTimeout = connectTimeout;
     this.runPath = ROOT + "/" + UUID.randomUUID().toString().substring(0, 8);
     this.ledger = new SaleLedger(settings.items(), settings.locked());
   }
@@ -100,12 +107,12 @@ final class FlashSale {
    * @throws CliException if the ensemble cannot be reached or a buyer fails
    */
   FlashSaleResult run() {
-    try (StockClient admin = StockClient.connect(connectString, CONNECT_TIMEOUT)) {
+    try (StockClient admin = StockClient.connect(connectString, connectTimeout)) {
       admin.create(stockPath(), settings.items());
       List<Node> nodes = new ArrayList<>();
       try {
         for (int n = 1; n <= settings.nodes(); n++) {
-          nodes.add(Node.open(connectString, settings.locked() ? lockPath() : null));
+          nodes.add(Node.open(connectString, connectTimeout, settings.locked() ? lockPath() : null));
         }
         List<List<Buyer>> buyersByNode = buyers(nodes);
         long elapsedNanos = runToEnd(buyersByNode);
@@ -192,11 +199,11 @@ final class FlashSale {
 
   /** One application node: its own Baton session for the lock, its own session for the stock. */
   private record Node(Baton baton, Mutex mutex, StockClient stock) {
-    static Node open(String connectString, String lockPathOrNull) {
-      Baton baton = Baton.builder().connectString(connectString).connectionTimeout(CONNECT_TIMEOUT).build();
+    static Node open(String connectString, Duration connectTimeout, String lockPathOrNull) {
+      Baton baton = Baton.builder().connectString(connectString).connectionTimeout(connectTimeout).build();
       try {
         Mutex mutex = lockPathOrNull == null ? null : baton.mutex(lockPathOrNull);
-        return new Node(baton, mutex, StockClient.connect(connectString, CONNECT_TIMEOUT));
+        return new Node(baton, mutex, StockClient.connect(connectString, connectTimeout));
       } catch (RuntimeException e) {
         baton.close();
         throw e;

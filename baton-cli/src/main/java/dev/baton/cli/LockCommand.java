@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.Baton;
 import dev.baton.LockOwner;
 import dev.baton.Mutex;
+import dev.baton.internal.Paths;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
@@ -46,6 +47,18 @@ final class LockCommand implements Callable<Integer> {
         : value;
   }
 
+  /**
+   * Refuses a path no mutex can have, as a usage error naming it, before anything is sent (a bad
+   * path must not wait out a connection timeout first).
+   */
+  static void checkPath(String path, CommandSpec spec) {
+    try {
+      Paths.validateRecipePath(path, "mutex path");
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
+    }
+  }
+
   /** The mutex at {@code path}; a bad path is a usage error naming it. */
   static Mutex mutex(Baton baton, String path, CommandSpec spec) {
     try {
@@ -67,6 +80,7 @@ final class LockCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+      checkPath(path, spec);
       try (Baton baton = connection.open(spec)) {
         Optional<LockOwner> holder = mutex(baton, path, spec).holder();
         PrintWriter out = spec.commandLine().getOut();
@@ -89,6 +103,7 @@ final class LockCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+      checkPath(path, spec);
       try (Baton baton = connection.open(spec)) {
         List<LockOwner> waiters = mutex(baton, path, spec).waiters();
         PrintWriter out = spec.commandLine().getOut();

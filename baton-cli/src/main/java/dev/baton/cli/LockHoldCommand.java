@@ -38,7 +38,8 @@ final class LockHoldCommand implements Callable<Integer> {
   @Mixin ConnectOptions connection;
 
   @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "Give up (exit 1) if the mutex is not ours within this time, e.g. 10s. Default: wait.")
+      description = "Give up (exit 1) if the mutex is not ours within this time, e.g. 10s; 0s tries"
+          + " once without waiting. Default: wait.")
   Duration timeout;
 
   @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/nightly.")
@@ -50,6 +51,7 @@ final class LockHoldCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    LockCommand.checkPath(path, spec);
     try (Baton baton = connection.open(spec)) {
       Mutex mutex = LockCommand.mutex(baton, path, spec);
       try (Lease lease = acquire(mutex)) {

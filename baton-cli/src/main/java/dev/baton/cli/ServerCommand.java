@@ -53,6 +53,7 @@ final class ServerCommand implements Callable<Integer> {
     if (tickTimeMs < 1) {
       throw new ParameterException(spec.commandLine(), "--tick-time-ms must be at least 1, was " + tickTimeMs);
     }
+    checkHost();
     if (port != 0) {
       checkPortFree();
     }
@@ -85,6 +86,16 @@ final class ServerCommand implements Callable<Integer> {
     out.println("ZooKeeper stopped.");
     out.flush();
     return BatonCommand.OK;
+  }
+
+  // Unresolved, the bind below would fail as if the port were taken.
+  private void checkHost() {
+    try {
+      java.net.InetAddress.getByName(host);
+    } catch (java.net.UnknownHostException e) {
+      throw new ParameterException(spec.commandLine(), "--host '" + host + "' cannot be resolved to an address"
+          + " of this machine; try 127.0.0.1, or 0.0.0.0 for every interface");
+    }
   }
 
   // ZooKeeper reports a taken port only in its log and then waits out its start timeout.

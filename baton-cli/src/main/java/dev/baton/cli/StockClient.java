@@ -46,8 +46,7 @@ final class StockClient implements AutoCloseable {
     try {
       if (!connected.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         client.close();
-        throw new CliException("No ZooKeeper server answered at " + connectString + " within "
-            + timeout.toSeconds() + " s");
+        throw new CliException(ConnectOptions.noAnswer(connectString, timeout));
       }
     } catch (InterruptedException e) {
       client.close();

@@ -6,9 +6,11 @@ import dev.baton.LeaseState;
 import dev.baton.MultiLock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
+import org.apache.zookeeper.Op;
 
 /** Leases held together: as valid as the least valid part, released together. */
 final class CompositeLease implements MultiLock.MultiLease {
@@ -62,12 +64,65 @@ final class CompositeLease implements MultiLock.MultiLease {
 
   @Override
   public void addListener(LeaseListener listener) {
-    parts.forEach(part -> part.addListener((p, s) -> listener.stateChanged(this, state())));
+    Objects.requireNonNull(listener, "listener");
+    Changes changes = new Changes(listener);
+    parts.forEach(part -> part.addListener((p, s) -> changes.report()));
   }
 
   @Override
   public void addListener(LeaseListener listener, Executor executor) {
-    parts.forEach(part -> part.addListener((p, s) -> listener.stateChanged(this, state()), executor));
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    Changes changes = new Changes(listener);
+    parts.forEach(part -> part.addListener((p, s) -> changes.report(), executor));
+  }
+
+  /**
+   * Tells one listener of the changes of the whole lease: every part reports its own (a cut
+   * connection makes each part SUSPECT in turn), but the listener hears a state only when the
+   * least valid part's state changes. Reports are made one at a time, in order.
+   */
+  private final class Changes {
+    private final LeaseListener listener;
+    private LeaseState told; // guarded by this
+
+    Changes(LeaseListener listener) {
+      this.listener = listener;
+      this.told = state();
+    }
+
+    synchronized void report() {
+      LeaseState now = state();
+      if (now != told) {
+        told = now;
+        listener.stateChanged(CompositeLease.this, now);
+      }
+    }
+  }
+
+  /** The check of the only part's node; a lease of several locks needs {@link #guards()}. */
+  @Override
+  public Op guard() {
+    requireOpen();
+    if (parts.size() > 1) {
+      throw new UnsupportedOperationException("The multi-lock lease on " + path() + " stands on "
+          + parts.size() + " lock nodes, and one check cannot cover them all: use guards()");
+    }
+    return parts.get(0).guard();
+  }
+
+  /** A check of every part's node, in the order the locks were taken. */
+  @Override
+  public List<Op> guards() {
+    requireOpen();
+    return parts.stream().flatMap(part -> part.guards().stream()).toList();
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("The multi-lock lease on " + path() + " is released; a guard"
+          + " of it would fail every transaction");
+    }
   }
 
   /** Releases every part, last taken first. */

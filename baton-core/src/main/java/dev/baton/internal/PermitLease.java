@@ -9,10 +9,12 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
+import org.apache.zookeeper.Op;
 
 /**
  * A semaphore lease: one lease node per permit, each a {@link HeldLock}, released together.
  * Revocation is not offered ({@link Lease#makeRevocable} throws), as Curator's semaphore has none.
+ * Guards check every lease node ({@link #guards()}); {@link #guard()} serves a lease of one permit.
  */
 final class PermitLease implements Lease {
   private final List<HeldLock> nodes;
@@ -72,6 +74,31 @@ final class PermitLease implements Lease {
     Objects.requireNonNull(listener, "listener");
     HeldLock first = nodes.get(0);
     first.addListener(this, listener, executor == null ? first.defaultExecutor() : executor);
+  }
+
+  /** The check of the lease node, for a lease of one permit; see {@link #guards()} otherwise. */
+  @Override
+  public Op guard() {
+    requireOpen();
+    if (nodes.size() > 1) {
+      throw new UnsupportedOperationException("The lease on " + path() + " holds " + nodes.size()
+          + " permits, one lease node each, and one check cannot cover them all: use guards()");
+    }
+    return nodes.get(0).guard();
+  }
+
+  /** A check of every lease node: all belong to one session, but each may be deleted on its own. */
+  @Override
+  public List<Op> guards() {
+    requireOpen();
+    return nodes.stream().map(HeldLock::guard).toList();
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("The lease on " + path() + " is released; a guard of it would"
+          + " fail every transaction");
+    }
   }
 
   @Override

@@ -1,0 +1,255 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.testkit.FaultProxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Guarded writes ({@link Lease#guards()}) for the leases that stand on several nodes, or on a
+ * node of their own outside the mutex family: semaphore leases of one and of three permits, and
+ * multi-lock leases. The write lands while every node exists; once one is gone (released, session
+ * expired) the transaction fails with {@link LeaseLostException} and writes nothing.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GuardTest extends ClusterTestSupport {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final byte[] NO_DATA = new byte[0];
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(String path) throws Exception {
+    return new String(raw.data(path), StandardCharsets.UTF_8);
+  }
+
+  private static void createRaw(String path, String data) throws Exception {
+    raw.zk().create(path, bytes(data), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+  }
+
+  /** The guards, then {@code write}: how a caller puts a list of guards into one transaction. */
+  private static Op[] guarded(List<Op> guards, Op write) {
+    List<Op> ops = new ArrayList<>(guards);
+    ops.add(write);
+    return ops.toArray(Op[]::new);
+  }
+
+  private static List<String> checkedPaths(List<Op> guards) {
+    return guards.stream().peek(op -> assertThat(op.getType()).isEqualTo(ZooDefs.OpCode.check))
+        .map(Op::getPath).toList();
+  }
+
+  // ---- semaphore ------------------------------------------------------------------------------
+
+  @Test
+  void semaphoreOfOnePermit_guardChecksTheLeaseNode_andTheWriteLandsWhileHeld() throws Exception {
+    String path = "/guard/semaphore-one";
+    createRaw("/guard-data-one", "before");
+    Baton baton = baton();
+    try (Lease lease = baton.semaphore(path, 2).acquire(WAIT)) {
+      Op guard = lease.guard();
+
+      assertThat(guard.getType()).isEqualTo(ZooDefs.OpCode.check);
+      assertThat(guard.getPath()).isEqualTo(path + "/leases/" + raw.children(path + "/leases").get(0));
+      assertThat(lease.guards()).containsExactly(guard);
+      assertThat(lease.guard()).as("the same object every time").isSameAs(guard);
+      baton.transaction(guard, Op.setData("/guard-data-one", bytes("after"), -1));
+    }
+    assertThat(text("/guard-data-one")).isEqualTo("after");
+  }
+
+  @Test
+  void semaphoreOfOnePermit_released_guardTakenBeforeFailsTheTransaction_andWritesNothing() throws Exception {
+    String path = "/guard/semaphore-released";
+    Baton baton = baton();
+    Lease lease = baton.semaphore(path, 1).acquire(WAIT);
+    Op guard = lease.guard();
+    lease.close();
+    awaitChildren(path + "/leases", 0);
+
+    assertThatThrownBy(lease::guard).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
+    assertThatThrownBy(lease::guards).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
+    assertThatThrownBy(() -> baton.transaction(guard,
+            Op.create("/guard-released", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
+        .isInstanceOfSatisfying(LeaseLostException.class, e -> {
+          assertThat(e.path()).isEqualTo(path);
+          assertThat(e.nodePath()).isEqualTo(guard.getPath());
+        });
+    assertThat(raw.exists("/guard-released")).isFalse();
+  }
+
+  @Test
+  void semaphoreOfThreePermits_guardsCheckEveryLeaseNode_andTheWriteLandsWhileHeld() throws Exception {
+    String path = "/guard/semaphore-three";
+    createRaw("/guard-data-three", "before");
+    Baton baton = baton();
+    try (Lease lease = baton.semaphore(path, 3).acquire(3, WAIT)) {
+      List<Op> guards = lease.guards();
+
+      assertThat(checkedPaths(guards)).containsExactlyInAnyOrderElementsOf(
+          raw.children(path + "/leases").stream().map(node -> path + "/leases/" + node).toList());
+      assertThat(guards).hasSize(3);
+      assertThatThrownBy(lease::guard).isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining(path).hasMessageContaining("3 permits").hasMessageContaining("guards()");
+      baton.transaction(guarded(guards, Op.setData("/guard-data-three", bytes("after"), -1)));
+    }
+    assertThat(text("/guard-data-three")).isEqualTo("after");
+  }
+
+  /**
+   * One of the three lease nodes is gone (deleted here by hand; in life, by a tool or an operator
+   * cleaning up): a guard on any single node could let the write through, the guards must not.
+   */
+  @Test
+  void semaphoreOfThreePermits_anyOneNodeGone_failsTheTransaction() throws Exception {
+    String path = "/guard/semaphore-one-gone";
+    createRaw("/guard-data-gone", "before");
+    Baton baton = baton();
+    try (Lease lease = baton.semaphore(path, 3).acquire(3, WAIT)) {
+      List<Op> guards = lease.guards();
+      String last = guards.get(guards.size() - 1).getPath();
+      raw.zk().delete(last, -1);
+
+      assertThatThrownBy(() -> baton.transaction(guarded(guards, Op.setData("/guard-data-gone", bytes("after"), -1))))
+          .isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.nodePath()).isEqualTo(last));
+    }
+    assertThat(text("/guard-data-gone")).isEqualTo("before");
+  }
+
+  /**
+   * The holder of three permits is cut off past its session while another client waits for
+   * them; once it is back (on a new session) its guards fail the write, while the new holder's
+   * land.
+   */
+  @Test
+  void semaphoreOfThreePermits_sessionExpired_guardsFailTheStaleWrite() throws Exception {
+    String path = "/guard/semaphore-expired";
+    createRaw("/guard-data-expired", "initial");
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    Baton staleClient = baton(proxy.connectString(), Duration.ofSeconds(1));
+    Baton current = baton();
+    Lease stale = staleClient.semaphore(path, 3).acquire(3, WAIT);
+    List<Op> staleGuards = stale.guards();
+    CompletableFuture<Lease> waiting = current.semaphore(path, 3).acquireAsync();
+    awaitChildren(path + "/leases", 4);
+
+    proxy.blackhole();
+    Lease next = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    proxy.restore();
+    await().atMost(WAIT).until(() -> staleClient.connectionState() == ConnectionState.RECONNECTED);
+    assertThat(stale.state()).isEqualTo(LeaseState.LOST);
+    current.transaction(guarded(next.guards(), Op.setData("/guard-data-expired", bytes("new holder"), -1)));
+
+    assertThatThrownBy(() -> staleClient.transaction(
+            guarded(staleGuards, Op.setData("/guard-data-expired", bytes("stale holder"), -1))))
+        .isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.path()).isEqualTo(path))
+        .hasMessageContaining("not applied");
+    assertThat(text("/guard-data-expired")).isEqualTo("new holder");
+    stale.close();
+    next.close();
+  }
+
+  // ---- multi-lock -----------------------------------------------------------------------------
+
+  @Test
+  void multiLock_guardsCheckEveryHeldNode_andTheWriteLandsWhileHeld() throws Exception {
+    createRaw("/guard-data-multi", "before");
+    Baton baton = baton();
+    MultiLock multi = baton.multiLock(baton.mutex("/guard/multi/b"), baton.mutex("/guard/multi/a"));
+    try (MultiLock.MultiLease lease = multi.acquire(WAIT)) {
+      List<Op> guards = lease.guards();
+
+      assertThat(checkedPaths(guards)).containsExactly(
+          "/guard/multi/a/" + raw.children("/guard/multi/a").get(0),
+          "/guard/multi/b/" + raw.children("/guard/multi/b").get(0));
+      assertThat(guards).containsExactly(lease.parts().get(0).guard(), lease.parts().get(1).guard());
+      assertThatThrownBy(lease::guard).isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining("/guard/multi/a").hasMessageContaining("guards()");
+      baton.transaction(guarded(guards, Op.setData("/guard-data-multi", bytes("after"), -1)));
+    }
+    assertThat(text("/guard-data-multi")).isEqualTo("after");
+  }
+
+  @Test
+  void multiLockOfOneLock_guardIsThatLocksGuard() throws Exception {
+    Baton baton = baton();
+    try (MultiLock.MultiLease lease = baton.multiLock(baton.mutex("/guard/multi-one")).acquire(WAIT)) {
+      assertThat(lease.guard()).isSameAs(lease.parts().get(0).guard());
+      assertThat(lease.guards()).containsExactly(lease.guard());
+    }
+  }
+
+  @Test
+  void multiLock_released_guardsTakenBeforeFailTheTransaction_andWriteNothing() throws Exception {
+    Baton baton = baton();
+    MultiLock.MultiLease lease = baton.multiLock(baton.mutex("/guard/multi-released/a"),
+        baton.mutex("/guard/multi-released/b")).acquire(WAIT);
+    List<Op> guards = lease.guards();
+    lease.close();
+    awaitChildren("/guard/multi-released/a", 0);
+    awaitChildren("/guard/multi-released/b", 0);
+
+    assertThatThrownBy(lease::guards).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("/guard/multi-released/a");
+    assertThatThrownBy(() -> baton.transaction(guarded(guards,
+            Op.create("/guard-multi-released", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT))))
+        .isInstanceOfSatisfying(LeaseLostException.class,
+            e -> assertThat(e.path()).isEqualTo("/guard/multi-released/a"));
+    assertThat(raw.exists("/guard-multi-released")).isFalse();
+  }
+
+  /**
+   * The two locks are taken through two clients, and only the second client's session expires:
+   * the first part is still held, so only a guard on every node stops the write.
+   */
+  @Test
+  void multiLock_oneClientsSessionExpired_guardsFailTheWrite_thoughTheOtherPartIsHeld() throws Exception {
+    String a = "/guard/multi-expired/a";
+    String b = "/guard/multi-expired/b";
+    createRaw("/guard-data-multi-expired", "initial");
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    Baton healthy = baton();
+    Baton cutOff = baton(proxy.connectString(), Duration.ofSeconds(1));
+    MultiLock.MultiLease lease = healthy.multiLock(healthy.mutex(a), cutOff.mutex(b)).acquire(WAIT);
+    List<Op> guards = lease.guards();
+    long cutOffSession = cutOff.sessionId();
+
+    proxy.blackhole();
+    awaitChildren(b, 0); // the ensemble ended the cut-off session, and b's node with it
+    proxy.restore();
+    await().atMost(WAIT).until(() -> cutOff.connectionState() == ConnectionState.RECONNECTED
+        && cutOff.sessionId() != cutOffSession);
+    assertThat(lease.parts().get(0).isValid()).isTrue();
+    assertThat(lease.state()).isEqualTo(LeaseState.LOST);
+
+    assertThatThrownBy(() -> healthy.transaction(
+            guarded(guards, Op.setData("/guard-data-multi-expired", bytes("stale"), -1))))
+        .isInstanceOfSatisfying(LeaseLostException.class, e -> {
+          assertThat(e.path()).isEqualTo(b);
+          assertThat(e.nodePath()).isEqualTo(guards.get(1).getPath());
+        });
+    assertThat(text("/guard-data-multi-expired")).isEqualTo("initial");
+    lease.close();
+    awaitChildren(a, 0);
+  }
+
+  @Test
+  void mutexLease_guardsIsItsGuard() throws Exception {
+    try (Lease lease = baton().mutex("/guard/mutex").acquire(WAIT)) {
+      assertThat(lease.guards()).containsExactly(lease.guard());
+    }
+  }
+}
