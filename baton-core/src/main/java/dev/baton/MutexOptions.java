@@ -30,7 +30,9 @@ import java.util.Objects;
  * still had in flight time to land or fail. It costs one round trip per acquisition (the holder
  * records itself on the lock path) and nothing per release (the record of the release goes in
  * one transaction with the delete). Give every client of a path the same lock-delay: losses of
- * clients without it, and of Curator clients, are not recorded and so not delayed for.
+ * clients without it, and of Curator clients, are not recorded and so not delayed for. The
+ * record is kept in the lock path's data; once the path is empty the ensemble may remove it, and
+ * with it the record, so a client that queues only after that is not held back.
  *
  * @param localHandOvers the most local hand-overs in a row; 0 turns local hand-over off
  * @param cacheIdle how long a released node is kept for this client; zero turns caching off

@@ -17,6 +17,12 @@ import org.apache.zookeeper.Op;
  * held:<another node>} knows that holder's node went without a release. Clients on the path
  * that do not use lock-delay (or Curator) write no record: their losses go unseen, and the
  * record they leave in place (a {@code released:}) lets the next holder in at once.
+ *
+ * <p>The record survives while the lock path does. A lock path is a container node, which the
+ * ensemble removes some time after its last child goes (its reaper runs every minute by default):
+ * a client that first queues after the path was emptied and removed finds no record and is not
+ * held back. Waiters queued when the holder was lost, and clients arriving while the path still
+ * stands, are.
  */
 final class LockDelay {
   private static final String HELD = "held:";
