@@ -213,6 +213,8 @@ public final class Baton implements AutoCloseable {
     private String authUser;
     private String authPassword;
     private Executor eventExecutor;
+    private AclProvider aclProvider = AclProvider.open();
+    private final dev.baton.internal.ZkClientOptions zkClient = new dev.baton.internal.ZkClientOptions();
 
     private Builder() {}
 
@@ -281,6 +283,68 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
+     * The ACL of every node this client creates, chosen by path (see {@link AclProvider}: which
+     * permission each operation needs, and what a lock's ACL protects). Default: {@link
+     * AclProvider#open()}. For locks that other identities can see but not take, delete or
+     * write: {@code digestAuth(user, password).aclProvider(AclProvider.creatorAllOthersRead())}.
+     */
+    public Builder aclProvider(AclProvider aclProvider) {
+      this.aclProvider = Objects.requireNonNull(aclProvider, "aclProvider");
+      return this;
+    }
+
+    /**
+     * The same ACL for every node this client creates; shorthand for {@code
+     * aclProvider(AclProvider.of(acl))}.
+     *
+     * @throws IllegalArgumentException if {@code acl} is empty or holds null
+     */
+    public Builder acl(java.util.List<org.apache.zookeeper.data.ACL> acl) {
+      return aclProvider(AclProvider.of(acl));
+    }
+
+    /**
+     * Connects with TLS, to the servers' secure client port ({@code secureClientPort}; the
+     * connect string must name those ports), through ZooKeeper's Netty client. The servers'
+     * certificates are checked against {@code trustStore} (a {@code .jks}, {@code .p12}, {@code
+     * .pem} or {@code .bcfks} file), and must name the host as the connect string writes it
+     * (an IP address needs an IP subject alternative name). Set for this client only, never
+     * through JVM-wide system properties. If the handshake fails (a plain port, an untrusted
+     * certificate, a client certificate required but missing), {@link #build()} fails with
+     * {@link ConnectionException} after the connection timeout.
+     *
+     * @throws IllegalArgumentException if {@code trustStore} is not a readable file
+     */
+    public Builder tls(java.nio.file.Path trustStore, String trustStorePassword) {
+      zkClient.trustStore(trustStore, trustStorePassword);
+      return this;
+    }
+
+    /**
+     * With {@link #tls}, presents the certificate in {@code keyStore} to the servers: needed when
+     * they require client certificates ({@code ssl.clientAuth=need}, ZooKeeper's default for a
+     * secure port), and then the session's {@code x509} identity in ACLs (with {@link
+     * AclProvider#creatorAllOthersRead()}, as {@link #digestAuth} is).
+     *
+     * @throws IllegalArgumentException if {@code keyStore} is not a readable file
+     */
+    public Builder tlsClientCertificate(java.nio.file.Path keyStore, String keyStorePassword) {
+      zkClient.keyStore(keyStore, keyStorePassword);
+      return this;
+    }
+
+    /**
+     * One property of ZooKeeper's client ({@code ZKClientConfig}) for this client only, applied
+     * after Baton's own: e.g. {@code zookeeper.ssl.keyStore.type}, {@code
+     * zookeeper.ssl.enabledProtocols}, {@code zookeeper.ssl.hostnameVerification}. Without it,
+     * ZooKeeper's JVM-wide system properties apply, as for any ZooKeeper client.
+     */
+    public Builder zkClientProperty(String key, String value) {
+      zkClient.property(key, value);
+      return this;
+    }
+
+    /**
      * Where listeners and async results run by default. By default a single thread of the
      * client's own, so listeners see events in order.
      */
@@ -299,9 +363,15 @@ public final class Baton implements AutoCloseable {
       if (connectString == null) {
         throw new IllegalStateException("connectString is required: Baton.builder().connectString(\"host:2181\")");
       }
+      if (aclProvider instanceof dev.baton.internal.FixedAcl fixed && fixed.needsIdentity()
+          && authUser == null && !zkClient.hasClientCertificate()) {
+        throw new IllegalStateException("The ACL " + aclProvider + " grants rights to the creator's"
+            + " identity, and this client has none, so ZooKeeper would refuse every create: add"
+            + " digestAuth(user, password) or a TLS client certificate");
+      }
       ClientSettings settings = new ClientSettings(
           connectString, sessionTimeout, connectionTimeout, retryPolicy, namespace, authUser,
-          authPassword);
+          authPassword, aclProvider, zkClient.toProperties());
       return new Baton(Session.open(settings, eventExecutor));
     }
 

@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -58,7 +57,7 @@ final class DowngradeNode {
       }
       try {
         try {
-          handle.zk().create(node, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+          handle.zk().create(node, data, session.settings().aclFor(node), CreateMode.EPHEMERAL);
         } catch (KeeperException.NodeExistsException e) {
           // An earlier attempt got through and its reply was lost with the connection.
           Stat stat = handle.zk().exists(node, false);

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.BatonException;
 import dev.baton.ConnectionException;
+import dev.baton.NotAuthorizedException;
 import dev.baton.SessionLostException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -26,8 +27,10 @@ public final class Errors {
             "Connection to ZooKeeper lost during an operation on " + path, keeper);
         case SESSIONEXPIRED, SESSIONMOVED -> new SessionLostException(
             "ZooKeeper session expired during an operation on " + path);
-        case NOAUTH -> new BatonException(
-            "Not authorized for " + path + ": the node's ACL refuses this client's identity", keeper);
+        case NOAUTH -> new NotAuthorizedException(path, keeper);
+        case INVALIDACL -> new BatonException("ZooKeeper refused the ACL for a node at " + path + ": the"
+            + " AclProvider gave no ACL, or an ACL with the 'auth' scheme (creatorAllOthersRead) while"
+            + " the session has no identity; add Baton.builder().digestAuth(user, password)", keeper);
         case NONODE -> new BatonException("No node at " + path, keeper);
         case NODEEXISTS -> new BatonException("A node already exists at " + path, keeper);
         case BADVERSION -> new BatonException("The node at " + path + " was changed concurrently", keeper);

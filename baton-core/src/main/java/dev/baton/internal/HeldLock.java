@@ -154,7 +154,8 @@ final class HeldLock implements SessionObserver {
       return;
     }
     handle.zk().getData(serverNodePath, event -> {
-      if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged) {
+      if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged
+          || event.getType() == org.apache.zookeeper.Watcher.Event.EventType.DataWatchRemoved) {
         watchForRevocation(onRequest);
       }
     }, (rc, nodePath, ctx, data, stat) -> {

@@ -5,19 +5,22 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Small asynchronous operations on nodes shared by the recipes. */
 public final class Nodes {
+  private static final Logger log = LoggerFactory.getLogger(Nodes.class);
   private static final byte[] EMPTY = new byte[0];
 
   private Nodes() {}
 
   /**
    * Creates the missing ancestors of {@code serverPath} as container nodes (the ensemble removes
-   * a container once its last child is gone, so lock paths leave nothing behind). The creates
-   * are pipelined; the session answers them in order, so the last reply means all are done.
+   * a container once its last child is gone, so lock paths leave nothing behind), each with the
+   * ACL the client's {@code AclProvider} gives its path. The creates are pipelined; the session
+   * answers them in order, so the last reply means all are done.
    * Completes with a {@link KeeperException} on anything but success or "exists".
    */
   public static CompletableFuture<Void> createParents(Session session, String serverPath) {
@@ -34,7 +37,7 @@ public final class Nodes {
     KeeperException.Code[] firstError = new KeeperException.Code[1];
     for (int i = 0; i < ancestors.size(); i++) {
       boolean last = i == ancestors.size() - 1;
-      zk.create(ancestors.get(i), EMPTY, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.CONTAINER,
+      zk.create(ancestors.get(i), EMPTY, session.settings().aclFor(ancestors.get(i)), CreateMode.CONTAINER,
           (rc, path, ctx, name) -> {
             KeeperException.Code code = KeeperException.Code.get(rc);
             if (code != KeeperException.Code.OK && code != KeeperException.Code.NODEEXISTS
@@ -65,6 +68,10 @@ public final class Nodes {
       if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
         long delay = session.settings().retryPolicy().delayBefore(Math.min(attempt, 10)).toNanos();
         session.schedule(() -> deleteAttempt(session, owner, serverPath, attempt + 1), Math.max(delay, 1_000_000));
+      } else if (code == KeeperException.Code.NOAUTH) {
+        // The parent's ACL refuses this identity DELETE: the node stays until its session ends.
+        log.warn("Cannot delete {}: the ACL of {} refuses this client's identity DELETE; the node"
+            + " stays until the session ends", serverPath, Paths.parent(serverPath));
       }
     }, null);
   }

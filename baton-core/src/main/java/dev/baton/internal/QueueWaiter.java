@@ -210,7 +210,7 @@ final class QueueWaiter implements SessionObserver {
     lower = null;
     Session.Handle sentOn = handle;
     String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + layout.createPrefix();
-    sentOn.zk().create(protectedPrefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+    sentOn.zk().create(protectedPrefix, data, session.settings().aclFor(protectedPrefix),
         CreateMode.EPHEMERAL_SEQUENTIAL,
         (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
     sentOn.zk().getChildren(serverLockPath, false,
@@ -411,6 +411,7 @@ final class QueueWaiter implements SessionObserver {
     switch (event.getType()) {
       case NodeDeleted -> gone(blocker);
       case NodeDataChanged, NodeCreated -> watch(blocker); // a one-shot watch fired; set it again
+      case DataWatchRemoved -> watch(blocker); // another waiter of this client on the node withdrew
       default -> { } // connection events: the watch survives a reconnect of the same session
     }
   }
@@ -437,14 +438,17 @@ final class QueueWaiter implements SessionObserver {
 
   /**
    * Removes the watches of a waiter that gives up: a {@code getData} watch on a node that lives on
-   * (the holder, still holding) would otherwise stay on the server until that node goes.
+   * (the holder, still holding) would otherwise stay on the server until that node goes. Removing
+   * one watcher is only checked by the server (ZooKeeper 3.9); removing all of the client's
+   * watchers on the path is done there, and any other waiter of this client on that node is told
+   * ({@code DataWatchRemoved}) and sets its watch again.
    */
   private void unwatchAll() {
     if (watching.isEmpty()) {
       return;
     }
     Session.Handle sentOn = handle;
-    watching.forEach((node, watcher) -> sentOn.zk().removeWatches(nodePath(node), watcher,
+    watching.keySet().forEach(node -> sentOn.zk().removeAllWatches(nodePath(node),
         Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null));
     watching.clear();
   }

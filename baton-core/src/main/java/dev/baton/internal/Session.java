@@ -98,7 +98,11 @@ public final class Session implements AutoCloseable {
         throw new ConnectionException(
             "Could not connect to ZooKeeper at " + settings.connectString() + " within "
                 + Durations.human(settings.connectionTimeout()) + "; is the ensemble running and reachable?"
-                + unresolvableHosts(settings.connectString()));
+                + unresolvableHosts(settings.connectString())
+                + (settings.usesTls() ? " With TLS, check that these are the servers' secure client ports"
+                    + " (secureClientPort), that the trust store holds their certificate or its CA's, that the"
+                    + " certificate names the host as written here, and that the server accepts the client"
+                    + " certificate if it requires one" : ""));
       }
       try {
         session.ensureNamespace();
@@ -120,7 +124,7 @@ public final class Session implements AutoCloseable {
     int generation = ++generations;
     Handle created = new Handle(generation);
     try {
-      ZKClientConfig config = new ZKClientConfig();
+      ZKClientConfig config = settings.zkClientConfig();
       ZooKeeper zk = new ZooKeeper(
           settings.connectString(), (int) settings.sessionTimeout().toMillis(),
           event -> onEvent(created, event), config);
@@ -202,7 +206,7 @@ public final class Session implements AutoCloseable {
           }
         }
         case AuthFailed -> log.error(
-            "Authentication failed for the session at {}; check the digest credentials",
+            "Authentication failed for the session at {}; check the digest credentials or the TLS client certificate",
             settings.connectString());
         default -> { }
       }

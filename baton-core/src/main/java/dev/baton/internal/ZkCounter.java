@@ -10,7 +10,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -214,10 +213,10 @@ public final class ZkCounter implements Counter {
   private Stat create(ZooKeeper zk, byte[] data) throws KeeperException, InterruptedException {
     Stat stat = new Stat();
     try {
-      zk.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, stat);
+      zk.create(serverPath, data, session.settings().aclFor(serverPath), CreateMode.PERSISTENT, stat);
     } catch (KeeperException.NoNodeException noParent) {
       createParents();
-      zk.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, stat);
+      zk.create(serverPath, data, session.settings().aclFor(serverPath), CreateMode.PERSISTENT, stat);
     }
     return stat;
   }

@@ -27,6 +27,8 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.common.X509Exception;
+import org.apache.zookeeper.server.auth.AuthenticationProvider;
+import org.apache.zookeeper.server.auth.ProviderRegistry;
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
@@ -48,6 +50,8 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
  *       tick, or the {@code maxSessionTimeout} property, with the {@link Builder}.</li>
  *   <li>Four-letter words are all enabled, the admin HTTP server is off, and the per-address
  *       connection limit is off (every test client connects from 127.0.0.1).</li>
+ *   <li>With {@link Builder#secureClientPort}, each server also serves TLS on a port of its own
+ *       ({@link #secureConnectString()}); the plain port stays open.</li>
  * </ul>
  *
  * <p>Servers are numbered from 0 to {@code size() - 1}; server {@code i} has ZooKeeper id
@@ -71,11 +75,15 @@ public final class TestCluster implements AutoCloseable {
     private static final int FOUR_LETTER_WORD_TIMEOUT_MS = 2_000;
     private static final long POLL_INTERVAL_MS = 20;
     private static final String NOT_SERVING = "not currently serving requests";
+    private static final String X509_SCHEME = "x509";
 
     private final boolean ensemble;
     private final int tickTimeMs;
     private final Duration timeout;
     private final Map<String, String> extraProperties;
+    private final Tls tls;
+    private final Map<String, String> systemPropertiesBefore = new LinkedHashMap<>();
+    private AuthenticationProvider x509ProviderBefore;
     private final Path directory;
     private final List<Server> servers = new ArrayList<>();
     private boolean closed; // guarded by this
@@ -104,6 +112,7 @@ public final class TestCluster implements AutoCloseable {
         private int tickTimeMs = DEFAULT_TICK_TIME_MS;
         private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
         private final Map<String, String> properties = new LinkedHashMap<>();
+        private Tls tls;
 
         private Builder() {
         }
@@ -156,6 +165,41 @@ public final class TestCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Each server also serves TLS on a secure client port of its own ({@code
+         * secureClientPort}, through ZooKeeper's Netty connection factory; see {@link
+         * #secureConnectString()}), presenting the certificate in {@code keyStore} and accepting
+         * the client certificates {@code trustStore} trusts. ZooKeeper infers each store's type
+         * from its file name ({@code .jks}, {@code .p12}, {@code .pem}). By default ZooKeeper
+         * requires a client certificate on a secure port; {@code property("ssl.clientAuth",
+         * "none")} (or {@code "want"}) relaxes that. The plain client port stays open: the
+         * cluster's own checks and four-letter words use it.
+         *
+         * <p>ZooKeeper's server reads these settings from JVM-wide system properties ({@code
+         * zookeeper.serverCnxnFactory}, {@code zookeeper.ssl.*}, {@code
+         * zookeeper.authProvider.x509}; {@code ssl.*} and {@code client.*} keys given to {@link
+         * #property} go there too): the cluster sets them when it starts, registers ZooKeeper's
+         * x509 authentication provider (a client certificate's subject becomes the session's
+         * identity, {@code x509:CN=...}), and puts everything back when it closes. So run one TLS cluster at a
+         * time in a JVM; while it runs, other servers started in the JVM use Netty as well, and
+         * ZooKeeper clients of the JVM see the {@code zookeeper.ssl.*} values as defaults (which
+         * matters only to clients that turn TLS on without setting their own stores).
+         */
+        public Builder secureClientPort(Path keyStore, String keyStorePassword, Path trustStore,
+                String trustStorePassword) {
+            this.tls = new Tls(readable(keyStore, "keyStore"), Objects.requireNonNull(keyStorePassword),
+                    readable(trustStore, "trustStore"), Objects.requireNonNull(trustStorePassword));
+            return this;
+        }
+
+        private static Path readable(Path file, String what) {
+            Objects.requireNonNull(file, what);
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new IllegalArgumentException(what + " " + file + " is not a readable file");
+            }
+            return file.toAbsolutePath();
+        }
+
         /** Starts the servers and returns once all of them serve. */
         public TestCluster start() {
             return new TestCluster(this);
@@ -167,6 +211,7 @@ public final class TestCluster implements AutoCloseable {
         this.tickTimeMs = builder.tickTimeMs;
         this.timeout = builder.timeout;
         this.extraProperties = Map.copyOf(builder.properties);
+        this.tls = builder.tls;
         try {
             this.directory = Files.createTempDirectory("baton-testkit-zk-");
         } catch (IOException e) {
@@ -174,7 +219,10 @@ public final class TestCluster implements AutoCloseable {
         }
         try {
             for (int i = 0; i < builder.size; i++) {
-                servers.add(new Server(i, directory.resolve("server-" + i)));
+                servers.add(new Server(i, directory.resolve("server-" + i), tls != null));
+            }
+            if (tls != null) {
+                applyTlsSystemProperties();
             }
             for (Server server : servers) {
                 start(server.index);
@@ -224,6 +272,27 @@ public final class TestCluster implements AutoCloseable {
     /** Client address of one server, stable across {@link #stop}/{@link #start}. */
     public InetSocketAddress address(int server) {
         return new InetSocketAddress(FreePorts.LOOPBACK, server(server).clientPort);
+    }
+
+    /**
+     * Client connect string listing every server's TLS port.
+     *
+     * @throws IllegalStateException if the cluster was not built with {@link
+     *     Builder#secureClientPort}
+     */
+    public String secureConnectString() {
+        return IntStream.range(0, size()).mapToObj(this::secureConnectString)
+                .collect(Collectors.joining(","));
+    }
+
+    /** Client connect string for one server's TLS port; see {@link #secureConnectString()}. */
+    public String secureConnectString(int server) {
+        Server s = server(server);
+        if (s.secureClientPort < 0) {
+            throw new IllegalStateException("this cluster serves no TLS; build it with"
+                    + " TestCluster.builder().secureClientPort(keyStore, password, trustStore, password)");
+        }
+        return FreePorts.LOOPBACK.getHostAddress() + ":" + s.secureClientPort;
     }
 
     /**
@@ -459,6 +528,7 @@ public final class TestCluster implements AutoCloseable {
         for (Server server : servers) {
             server.releasePorts();
         }
+        restoreSystemProperties();
         if (!failures.isEmpty()) {
             IllegalStateException failure = new IllegalStateException(
                     "closing the test cluster in " + directory + " failed " + failures.size()
@@ -498,8 +568,62 @@ public final class TestCluster implements AutoCloseable {
                         + peer.quorumPort + ":" + peer.electionPort);
             }
         }
+        if (tls != null) {
+            // The rest of the TLS settings are system properties: see applyTlsSystemProperties.
+            p.setProperty("secureClientPortAddress", FreePorts.LOOPBACK.getHostAddress());
+            p.setProperty("secureClientPort", Integer.toString(s.secureClientPort));
+        }
         p.putAll(extraProperties);
         return p;
+    }
+
+    /**
+     * ZooKeeper's server takes its TLS settings from system properties only: it turns every
+     * configuration key it does not know into {@code zookeeper.<key>}, and reads them from there
+     * for each TLS connection. They are set here before the first server starts, with their
+     * previous values remembered for {@link #close()}. The x509 authentication provider (which
+     * gives a client certificate's subject as the session's identity, and without which the
+     * server drops every client that presents a certificate) sits in a JVM-wide registry that
+     * reads the system properties once, maybe long before this cluster, so it is registered
+     * here explicitly.
+     */
+    private void applyTlsSystemProperties() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory");
+        settings.put("authProvider.x509", "org.apache.zookeeper.server.auth.X509AuthenticationProvider");
+        settings.put("ssl.keyStore.location", tls.keyStore().toString());
+        settings.put("ssl.keyStore.password", tls.keyStorePassword());
+        settings.put("ssl.trustStore.location", tls.trustStore().toString());
+        settings.put("ssl.trustStore.password", tls.trustStorePassword());
+        extraProperties.forEach((key, value) -> {
+            if (key.startsWith("ssl.") || key.startsWith("authProvider.") || key.startsWith("client.")
+                    || key.equals("serverCnxnFactory")) {
+                settings.put(key, value);
+            }
+        });
+        settings.forEach((key, value) -> {
+            String name = "zookeeper." + key;
+            systemPropertiesBefore.put(name, System.getProperty(name));
+            System.setProperty(name, value);
+        });
+        x509ProviderBefore = ProviderRegistry.getProvider(X509_SCHEME);
+        ProviderRegistry.addOrUpdateProvider("zookeeper.authProvider." + X509_SCHEME);
+    }
+
+    private void restoreSystemProperties() {
+        if (tls == null) {
+            return;
+        }
+        systemPropertiesBefore.forEach((name, value) -> {
+            if (value == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, value);
+            }
+        });
+        if (x509ProviderBefore == null) {
+            ProviderRegistry.removeProvider(X509_SCHEME);
+        }
     }
 
     private String servingAnswer(int server, String command) {
@@ -585,9 +709,11 @@ public final class TestCluster implements AutoCloseable {
         final int clientPort = FreePorts.reserve();
         final int quorumPort = FreePorts.reserve();
         final int electionPort = FreePorts.reserve();
+        final int secureClientPort; // -1 without TLS
         ZooKeeperServerEmbedded embedded; // guarded by the TestCluster
 
-        Server(int index, Path baseDir) {
+        Server(int index, Path baseDir, boolean secure) {
+            this.secureClientPort = secure ? FreePorts.reserve() : -1;
             this.index = index;
             this.baseDir = baseDir;
             this.dataDir = baseDir.resolve("data");
@@ -613,11 +739,18 @@ public final class TestCluster implements AutoCloseable {
             FreePorts.release(clientPort);
             FreePorts.release(quorumPort);
             FreePorts.release(electionPort);
+            if (secureClientPort >= 0) {
+                FreePorts.release(secureClientPort);
+            }
         }
 
         @Override
         public String toString() {
             return "server " + index + " (" + hostPort() + ")";
         }
+    }
+
+    /** The server's TLS stores. */
+    private record Tls(Path keyStore, String keyStorePassword, Path trustStore, String trustStorePassword) {
     }
 }

@@ -7,13 +7,20 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TestClusterTest {
 
@@ -184,6 +191,50 @@ class TestClusterTest {
             assertThat(cluster.tickTime()).isEqualTo(Duration.ofMillis(50));
             String conf = cluster.fourLetterWord(0, "conf");
             assertThat(conf).contains("tickTime=50", "minSessionTimeout=100", "maxSessionTimeout=3000");
+        }
+    }
+
+    @Test
+    void secureClientPort_servesTlsBesideThePlainPort_andCloseRestoresSystemProperties(@TempDir Path folder)
+            throws Exception {
+        TestCertificates.Identity server = TestCertificates.selfSigned(folder, "server", "secret");
+        Path trust = TestCertificates.trustStore(folder.resolve("trust.p12"), "secret", server);
+        String factoryBefore = System.getProperty("zookeeper.serverCnxnFactory");
+        try (TestCluster cluster = TestCluster.builder()
+                .secureClientPort(server.keyStore(), "secret", trust, "secret")
+                .property("ssl.clientAuth", "none")
+                .start()) {
+            assertThat(cluster.secureConnectString()).startsWith("127.0.0.1:")
+                    .isNotEqualTo(cluster.connectString());
+            assertThat(System.getProperty("zookeeper.ssl.clientAuth")).isEqualTo("none");
+
+            ZKClientConfig config = new ZKClientConfig();
+            config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+            config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET,
+                    "org.apache.zookeeper.ClientCnxnSocketNetty");
+            config.setProperty("zookeeper.ssl.trustStore.location", trust.toString());
+            config.setProperty("zookeeper.ssl.trustStore.password", "secret");
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper zk = new ZooKeeper(cluster.secureConnectString(), 5_000, event -> {
+                if (event.getState() == KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            }, config);
+            try {
+                assertThat(connected.await(20, TimeUnit.SECONDS)).as("connected over TLS").isTrue();
+                zk.create("/tls", "ok".getBytes(UTF_8), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } finally {
+                zk.close();
+            }
+            try (RecordingClient plain = RecordingClient.connect(cluster.connectString(), SESSION)) {
+                assertThat(plain.zk().getData("/tls", false, null)).isEqualTo("ok".getBytes(UTF_8));
+            }
+        }
+        assertThat(System.getProperty("zookeeper.serverCnxnFactory")).isEqualTo(factoryBefore);
+        assertThat(System.getProperty("zookeeper.ssl.keyStore.location")).isNull();
+        assertThat(System.getProperty("zookeeper.ssl.clientAuth")).isNull();
+        try (TestCluster plainOnly = TestCluster.standalone()) {
+            assertThatThrownBy(plainOnly::secureConnectString).hasMessageContaining("secureClientPort");
         }
     }
 }
