@@ -158,6 +158,31 @@ public final class Baton implements AutoCloseable {
     return dev.baton.internal.ZkSemaphore.mutex(session, Paths.validateRecipePath(path, "semaphore mutex path"));
   }
 
+  /**
+   * A barrier on {@code path}: up while its node exists, wire-compatible with Curator's {@code
+   * DistributedBarrier}; see {@link Barrier}. Cheap: nothing is sent until it is used.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid
+   */
+  public Barrier barrier(String path) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkBarrier(session, Paths.validateRecipePath(path, "barrier path"));
+  }
+
+  /**
+   * One member of the double barrier on {@code path} that opens once {@code members} members have
+   * entered, wire-compatible with Curator's {@code DistributedDoubleBarrier}; see {@link
+   * DoubleBarrier}. Make one per participant. Cheap: nothing is sent until it is used.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or {@code members}
+   *     is below 1
+   */
+  public DoubleBarrier doubleBarrier(String path, int members) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkDoubleBarrier(
+        session, Paths.validateRecipePath(path, "double barrier path"), members);
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {
