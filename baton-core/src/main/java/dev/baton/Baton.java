@@ -183,6 +183,32 @@ public final class Baton implements AutoCloseable {
         session, Paths.validateRecipePath(path, "double barrier path"), members);
   }
 
+  /**
+   * A participant in the leader election on {@code path}, wire-compatible with Curator's {@code
+   * LeaderLatch}; see {@link LeaderLatch}. Cheap: nothing is sent until {@link LeaderLatch#start()}.
+   *
+   * @param participantId what other participants see of this one ({@link LeaderLatch#leaderId()})
+   * @throws IllegalArgumentException naming the argument if the path is invalid or the id blank
+   */
+  public LeaderLatch leaderLatch(String path, String participantId) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkLeaderLatch(
+        session, Paths.validateRecipePath(path, "leader latch path"), participantId);
+  }
+
+  /**
+   * A participant in the leader election on {@code path} that runs {@code task} while it leads,
+   * wire-compatible with Curator's {@code LeaderSelector}; see {@link LeaderSelector}. Cheap:
+   * nothing is sent until {@link LeaderSelector#start()}.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or the id blank
+   */
+  public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkLeaderSelector(
+        session, Paths.validateRecipePath(path, "leader selector path"), participantId, task);
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {

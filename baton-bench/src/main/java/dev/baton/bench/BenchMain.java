@@ -176,6 +176,7 @@ public final class BenchMain {
         1, 1, List.of(new Contender("baton-cached", "Baton Mutex, caching (idle 10 s)", Role.BATON,
             new BatonLibrary(MutexOptions.defaults().withCaching(Duration.ofSeconds(10))), Sharing.PER_CLIENT),
             curatorPlain)));
+    scenarios.add(new LeaderFailoverScenario());
     return scenarios;
   }
 
