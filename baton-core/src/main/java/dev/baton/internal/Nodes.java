@@ -19,8 +19,10 @@ public final class Nodes {
   /**
    * Creates the missing ancestors of {@code serverPath} as container nodes (the ensemble removes
    * a container once its last child is gone, so lock paths leave nothing behind), each with the
-   * ACL the client's {@code AclProvider} gives its path. The creates are pipelined; the session
-   * answers them in order, so the last reply means all are done.
+   * ACL the client's {@code AclProvider} gives its path. Usually only the parent is missing (a
+   * new lock path under an existing folder), so that one write is tried first; only if its own
+   * parent is missing too are all ancestors created, pipelined: the session answers them in
+   * order, so the last reply means all are done.
    * Completes with a {@link KeeperException} on anything but success or "exists".
    */
   public static CompletableFuture<Void> createParents(Session session, String serverPath) {
@@ -34,6 +36,25 @@ public final class Nodes {
       done.complete(null);
       return done;
     }
+    if (ancestors.size() == 1) {
+      createChain(session, zk, ancestors, done);
+      return done;
+    }
+    String parent = ancestors.get(ancestors.size() - 1);
+    zk.create(parent, EMPTY, session.settings().aclFor(parent), CreateMode.CONTAINER, (rc, path, ctx, name) -> {
+      KeeperException.Code code = KeeperException.Code.get(rc);
+      if (code == KeeperException.Code.OK || code == KeeperException.Code.NODEEXISTS) {
+        done.complete(null);
+      } else if (code == KeeperException.Code.NONODE) {
+        createChain(session, zk, ancestors, done);
+      } else {
+        done.completeExceptionally(KeeperException.create(code, path));
+      }
+    }, null);
+    return done;
+  }
+
+  private static void createChain(Session session, ZooKeeper zk, List<String> ancestors, CompletableFuture<Void> done) {
     KeeperException.Code[] firstError = new KeeperException.Code[1];
     for (int i = 0; i < ancestors.size(); i++) {
       boolean last = i == ancestors.size() - 1;
@@ -50,7 +71,6 @@ public final class Nodes {
             }
           }, null);
     }
-    return done;
   }
 
   /** Sends a delete and retries it on connection loss until done, the node is gone, or the session is. */
