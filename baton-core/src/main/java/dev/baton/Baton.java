@@ -209,6 +209,20 @@ public final class Baton implements AutoCloseable {
         session, Paths.validateRecipePath(path, "leader selector path"), participantId, task);
   }
 
+  /**
+   * A FIFO queue on {@code path} whose items stay in the queue until a consumer acknowledges
+   * them, and go to another consumer if it dies first; items are {@code queue-<sequence>} nodes
+   * as in Curator's {@code DistributedQueue}. See {@link DistributedQueue}. Cheap: nothing is
+   * sent until it is used.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid
+   * @throws NullPointerException naming {@code codec} if it is null
+   */
+  public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkQueue<>(session, Paths.validateRecipePath(path, "queue path"), codec);
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {
