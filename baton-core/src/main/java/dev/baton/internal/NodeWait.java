@@ -3,10 +3,8 @@ package dev.baton.internal;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.SessionLostException;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -46,10 +44,6 @@ final class NodeWait implements SessionObserver {
 
   enum Until { ABSENT, PRESENT }
 
-  /** Waits counted per handle and path; an entry lives only while a wait of it does. */
-  private static final Map<WatchKey, Integer> WAITS = new ConcurrentHashMap<>();
-
-  private record WatchKey(Session.Handle handle, String serverPath) {}
 
   private final Session session;
   private final String serverPath;
@@ -116,7 +110,7 @@ final class NodeWait implements SessionObserver {
     Session.Handle owner = on;
     watcher = event -> onEvent(owner, event);
     armed = false;
-    WAITS.merge(new WatchKey(on, serverPath), 1, Integer::sum);
+    PathWatches.started(on, serverPath);
   }
 
   private void check() {
@@ -232,13 +226,13 @@ final class NodeWait implements SessionObserver {
    * server when no other wait of the session needs it, else from the client only.
    */
   private void release(Session.Handle on, boolean watchMayBeSet) {
-    Integer left = WAITS.computeIfPresent(new WatchKey(on, serverPath), (key, n) -> n == 1 ? null : n - 1);
+    boolean last = PathWatches.stopped(on, serverPath);
     if (!watchMayBeSet || on.isExpired() || session.isClosed()) {
       return; // nothing set, or it ended with the session
     }
     try {
-      if (left == null) {
-        on.zk().removeAllWatches(serverPath, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
+      if (last) {
+        PathWatches.removeFromServer(on, serverPath);
       } else {
         on.zk().removeWatches(serverPath, watcher, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
       }

@@ -54,6 +54,23 @@ public final class Nodes {
     return done;
   }
 
+  /**
+   * {@link #createParents} for callers inside a retried blocking call: a ZooKeeper refusal comes
+   * back as its {@link KeeperException} (for the retry loop to judge), anything else translated
+   * with {@code path} (as the user gave it) in the message.
+   */
+  public static void createParentsAndWait(Session session, String serverPath, String path)
+      throws KeeperException, InterruptedException {
+    try {
+      createParents(session, serverPath).get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof KeeperException keeper) {
+        throw keeper;
+      }
+      throw Errors.translate(e, path);
+    }
+  }
+
   private static void createChain(Session session, ZooKeeper zk, List<String> ancestors, CompletableFuture<Void> done) {
     KeeperException.Code[] firstError = new KeeperException.Code[1];
     for (int i = 0; i < ancestors.size(); i++) {

@@ -5,11 +5,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.Watcher;
 
 /**
- * The {@code exists} watches that queue objects set to wait for a missing path, counted per
- * session and path. The server keeps one such watch per session and path however many watchers
- * the client registered, and only {@code removeAllWatches} removes it there (removing one
- * watcher is checked by the server but done only in the client). So the watch is removed from
- * the server when the last object of its session stops waiting, and no object's watch is
+ * The data watches ({@code exists} or {@code getData}) that waits of barriers and queues set on a
+ * path, counted per session and path. The server keeps one such watch per session and path
+ * however many watchers the client registered, and only {@code removeAllWatches} removes it there
+ * (removing one watcher is checked by the server but done only in the client). So the watch is
+ * removed from the server when the last wait of its session stops, and no wait's watch is
  * removed from under it.
  */
 final class PathWatches {
@@ -29,9 +29,19 @@ final class PathWatches {
    * the watch is removed from the server. Pass {@code false} when the watch fired (it is gone).
    */
   static void stopped(Session session, Session.Handle handle, String serverPath, boolean removeWatch) {
-    Integer left = WAITING.computeIfPresent(new Key(handle, serverPath), (key, count) -> count == 1 ? null : count - 1);
-    if (left == null && removeWatch && handle == session.handle() && !handle.isExpired() && !session.isClosed()) {
-      handle.zk().removeAllWatches(serverPath, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
+    if (stopped(handle, serverPath) && removeWatch && handle == session.handle() && !handle.isExpired()
+        && !session.isClosed()) {
+      removeFromServer(handle, serverPath);
     }
+  }
+
+  /** One object stopped waiting; returns whether it was the last of its session on the path. */
+  static boolean stopped(Session.Handle handle, String serverPath) {
+    return WAITING.computeIfPresent(new Key(handle, serverPath), (key, count) -> count == 1 ? null : count - 1) == null;
+  }
+
+  /** Removes every data watch of the session on the path, on the server too. */
+  static void removeFromServer(Session.Handle handle, String serverPath) {
+    handle.zk().removeAllWatches(serverPath, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
   }
 }

@@ -54,14 +54,7 @@ public final class ZkBarrier implements Barrier {
   }
 
   private void createParents() throws KeeperException, InterruptedException {
-    try {
-      Nodes.createParents(session, serverPath).get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof KeeperException keeper) {
-        throw keeper;
-      }
-      throw Errors.translate(e, path);
-    }
+    Nodes.createParentsAndWait(session, serverPath, path);
   }
 
   @Override

@@ -6,7 +6,6 @@ import dev.baton.ConnectionException;
 import dev.baton.Counter;
 import dev.baton.OutcomeUnknownException;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -222,14 +221,7 @@ public final class ZkCounter implements Counter {
   }
 
   private void createParents() throws KeeperException, InterruptedException {
-    try {
-      Nodes.createParents(session, serverPath).get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof KeeperException keeper) {
-        throw keeper;
-      }
-      throw Errors.translate(e, path);
-    }
+    Nodes.createParentsAndWait(session, serverPath, path);
   }
 
   private static byte[] encode(long value) {
