@@ -239,7 +239,10 @@ public final class Baton implements AutoCloseable {
     return session.negotiatedSessionTimeout();
   }
 
-  /** The current session's id; it changes when the client opens a new session after expiry. */
+  /**
+   * The current session's id; it changes when the client opens a new session after expiry. While
+   * that new session is being set up (after expiry, until the ensemble answers) it is 0.
+   */
   public long sessionId() {
     return session.sessionId();
   }
