@@ -8,6 +8,7 @@ import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -217,5 +218,46 @@ class MutexFaultTest {
       }
     }
     await().atMost(WAIT).until(() -> children(path).isEmpty());
+  }
+
+  /**
+   * A waiter gives up just as its client's link goes silent, so its watch removal is in flight
+   * when the ZooKeeper client drops the connection. A lock the same client holds must still turn
+   * SUSPECT and LOST before another client is granted it. (ZooKeeper's client drops its
+   * Disconnected event when a removeWatches with local=true fails with the connection: the
+   * failure queues a watch-removed event in state Disconnected, and the session event after it
+   * is then taken for a repeat.)
+   */
+  @Test
+  void waiterGivingUpAsTheLinkGoesSilent_holderStillToldBeforeTheNextHolder() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
+        Baton victim = client(proxy.connectString(), Duration.ofSeconds(2));
+        Baton other = client(cluster.connectString(), Duration.ofSeconds(10))) {
+      Lease held = victim.mutex("/fault/told-held").acquire(WAIT);
+      List<LeaseState> told = new CopyOnWriteArrayList<>();
+      AtomicLong toldAt = new AtomicLong();
+      held.addListener((lease, state) -> {
+        told.add(state);
+        toldAt.compareAndSet(0, System.nanoTime());
+      }, Runnable::run);
+      Lease blocker = other.mutex("/fault/told-blocked").acquire(WAIT);
+      CompletableFuture<Lease> givingUp = victim.mutex("/fault/told-blocked").acquireAsync();
+      await().atMost(WAIT).until(() -> cluster.watchesBySession(0)
+          .getOrDefault(victim.sessionId(), Set.of()).stream().anyMatch(p -> p.startsWith("/fault/told-blocked/")));
+      CompletableFuture<Lease> next = other.mutex("/fault/told-held").acquireAsync();
+      await().atMost(WAIT).until(() -> other.mutex("/fault/told-held").waiters().size() == 1);
+
+      proxy.blackhole();
+      givingUp.cancel(true); // removes its watch: the request goes into the silent link
+      Lease granted = next.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      long grantedAt = System.nanoTime();
+
+      assertThat(told).as("states told to the holder").contains(LeaseState.SUSPECT, LeaseState.LOST);
+      assertThat(toldAt.get()).as("told before the next holder was granted").isNotZero().isLessThan(grantedAt);
+      assertThat(held.isValid()).isFalse();
+      proxy.restore();
+      granted.close();
+      blocker.close();
+    }
   }
 }

@@ -234,7 +234,8 @@ final class NodeWait implements SessionObserver {
       if (last) {
         PathWatches.removeFromServer(on, serverPath);
       } else {
-        on.zk().removeWatches(serverPath, watcher, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
+        // local=false: see PathWatches.removeFromServer.
+        on.zk().removeWatches(serverPath, watcher, Watcher.WatcherType.Data, false, (rc, path, ctx) -> { }, null);
       }
     } catch (RuntimeException e) {
       // The handle is closing: its watches go with it.

@@ -40,8 +40,17 @@ final class PathWatches {
     return WAITING.computeIfPresent(new Key(handle, serverPath), (key, count) -> count == 1 ? null : count - 1) == null;
   }
 
-  /** Removes every data watch of the session on the path, on the server too. */
+  /**
+   * Removes every data watch of the session on the path, on the server too.
+   *
+   * <p>Never with local=true: when such a removal fails because the link just broke, ZooKeeper's
+   * client queues a "watch removed" event in the Disconnected state, and then drops the real
+   * Disconnected session event as a repeat of it. The session would never hear that its link
+   * broke, so a lease would stay HELD while the server expires it and another client takes the
+   * lock. A removal that fails leaves the watch registered; it may be set again on reconnect and
+   * fire later, which every waiter ignores once it has stopped.
+   */
   static void removeFromServer(Session.Handle handle, String serverPath) {
-    handle.zk().removeAllWatches(serverPath, Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null);
+    handle.zk().removeAllWatches(serverPath, Watcher.WatcherType.Data, false, (rc, path, ctx) -> { }, null);
   }
 }

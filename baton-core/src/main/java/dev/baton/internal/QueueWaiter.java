@@ -448,8 +448,9 @@ final class QueueWaiter implements SessionObserver {
       return;
     }
     Session.Handle sentOn = handle;
+    // local=false: see PathWatches.removeFromServer for why a removal must never be local.
     watching.keySet().forEach(node -> sentOn.zk().removeAllWatches(nodePath(node),
-        Watcher.WatcherType.Data, true, (rc, path, ctx) -> { }, null));
+        Watcher.WatcherType.Data, false, (rc, path, ctx) -> { }, null));
     watching.clear();
   }
 
