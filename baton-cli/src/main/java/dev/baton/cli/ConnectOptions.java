@@ -6,6 +6,8 @@ import dev.baton.ConnectionException;
 import dev.baton.internal.ConnectStrings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +15,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** The {@code --connect} and {@code --connect-timeout} options of commands that talk to an ensemble. */
+/**
+ * The options of commands that talk to an ensemble: where it is, how long to wait, and who we are
+ * (ZooKeeper digest authentication, TLS). Secrets can come from the environment, so that they
+ * stay out of the process list and the shell's history.
+ */
 final class ConnectOptions {
   @Option(names = "--connect", required = true, paramLabel = "HOST:PORT[,...]",
       description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181.")
@@ -24,6 +30,29 @@ final class ConnectOptions {
       description = "How long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
   Duration connectTimeout;
 
+  @Option(names = "--digest", paramLabel = "USER:PASSWORD", defaultValue = "${env:BATON_DIGEST}",
+      description = "Authenticate with ZooKeeper's digest scheme (or set BATON_DIGEST).")
+  String digest;
+
+  @Option(names = "--tls-truststore", paramLabel = "FILE",
+      description = "Connect with TLS, trusting the servers' certificates in this PKCS12 or JKS store"
+          + " (the servers' secureClientPort).")
+  Path trustStore;
+
+  @Option(names = "--tls-truststore-password", paramLabel = "PASSWORD",
+      defaultValue = "${env:BATON_TLS_TRUSTSTORE_PASSWORD}",
+      description = "The trust store's password (or set BATON_TLS_TRUSTSTORE_PASSWORD).")
+  String trustStorePassword;
+
+  @Option(names = "--tls-keystore", paramLabel = "FILE",
+      description = "The client certificate to present, for servers that require one (needs --tls-truststore).")
+  Path keyStore;
+
+  @Option(names = "--tls-keystore-password", paramLabel = "PASSWORD",
+      defaultValue = "${env:BATON_TLS_KEYSTORE_PASSWORD}",
+      description = "The key store's password (or set BATON_TLS_KEYSTORE_PASSWORD).")
+  String keyStorePassword;
+
   /**
    * Connects, turning a bad connect string or timeout into a usage error naming the option, and
    * no answer into a failure naming the address. Everything the options alone can tell is checked
@@ -32,14 +61,59 @@ final class ConnectOptions {
   Baton open(CommandSpec spec) {
     checkConnectString(connect, spec);
     checkConnectTimeout(connectTimeout, spec);
+    Baton.Builder builder = Baton.builder().connectString(connect).connectionTimeout(connectTimeout);
+    identity(builder, spec);
     try {
-      return Baton.builder().connectString(connect).connectionTimeout(connectTimeout).build();
+      return builder.build();
     } catch (ConnectionException e) {
       // Without a cause it is the timeout: nobody answered, which the options can fix.
-      throw new CliException(e.getCause() != null ? BatonCommand.describe(e) : noAnswer(connect, connectTimeout), e);
+      throw new CliException(e.getCause() != null ? BatonCommand.describe(e) : noAnswer(connect, connectTimeout)
+          + (trustStore == null ? "" : ". With TLS, check that these are the servers' secure ports, that"
+              + " --tls-truststore holds their certificate, and whether they require --tls-keystore"), e);
     } catch (BatonException e) {
       throw new CliException(BatonCommand.describe(e), e);
     }
+  }
+
+  /** Adds the digest and TLS options to the builder, each checked before anything is sent. */
+  private void identity(Baton.Builder builder, CommandSpec spec) {
+    if (digest != null) {
+      int colon = digest.indexOf(':');
+      if (colon <= 0 || colon == digest.length() - 1) {
+        throw new ParameterException(spec.commandLine(),
+            "--digest must be USER:PASSWORD, both non-empty (was " + (colon < 0 ? "without ':'" : "'"
+                + (colon == 0 ? "" : digest.substring(0, colon)) + ":...'") + ")");
+      }
+      builder.digestAuth(digest.substring(0, colon), digest.substring(colon + 1));
+    }
+    if (keyStore != null && trustStore == null) {
+      throw new ParameterException(spec.commandLine(),
+          "--tls-keystore needs --tls-truststore: a client certificate is only sent over TLS");
+    }
+    if (trustStore != null) {
+      builder.tls(readable(trustStore, "--tls-truststore", spec),
+          password(trustStorePassword, "--tls-truststore-password", "BATON_TLS_TRUSTSTORE_PASSWORD", spec));
+    }
+    if (keyStore != null) {
+      builder.tlsClientCertificate(readable(keyStore, "--tls-keystore", spec),
+          password(keyStorePassword, "--tls-keystore-password", "BATON_TLS_KEYSTORE_PASSWORD", spec));
+    }
+  }
+
+  private static Path readable(Path file, String option, CommandSpec spec) {
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new ParameterException(spec.commandLine(),
+          option + " '" + file + "' is not a readable file");
+    }
+    return file;
+  }
+
+  private static String password(String password, String option, String variable, CommandSpec spec) {
+    if (password == null) {
+      throw new ParameterException(spec.commandLine(),
+          option + " is missing: give it, or set " + variable);
+    }
+    return password;
   }
 
   /** What to say when no server answered: the address, the wait, and what may fix it. */
