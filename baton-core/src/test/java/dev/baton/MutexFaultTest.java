@@ -15,12 +15,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The mutex under the faults of DESIGN.md, one client at a time behind a fault-injecting proxy:
  * connection cut before and after the create, session expiry while holding and while waiting.
- * Every test ends by checking that no node is left under the lock path.
+ * Every test runs in each mode of the mutex (default, local hand-over, caching, both) and ends by
+ * checking that no node is left under the lock path.
  */
 class MutexFaultTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -45,14 +47,15 @@ class MutexFaultTest {
     return HelperZk.childrenOf(cluster.connectString(), path);
   }
 
-  @Test
-  void cutBeforeCreate_acquiresOnceConnectionReturns_withOneNode() throws Exception {
-    String path = "/fault/cut-before-create";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void cutBeforeCreate_acquiresOnceConnectionReturns_withOneNode(MutexMode mode) throws Exception {
+    String path = "/fault/cut-before-create-" + mode;
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton baton = client(proxy.connectString(), Duration.ofSeconds(20))) {
       proxy.cut();
       await().atMost(WAIT).until(() -> baton.connectionState() == ConnectionState.SUSPENDED);
-      CompletableFuture<Lease> pending = baton.mutex(path).acquireAsync();
+      CompletableFuture<Lease> pending = baton.mutex(path, mode.options).acquireAsync();
       proxy.restore();
 
       Lease lease = pending.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -68,15 +71,16 @@ class MutexFaultTest {
    * find its node by the UUID in the name instead of creating a second one. A leaked first node
    * would stay owned by the live session and block the waiter's own second node forever.
    */
-  @Test
-  void cutAfterCreate_beforeReply_findsItsNodeInsteadOfLeakingIt() throws Exception {
-    String path = "/fault/cut-after-create";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void cutAfterCreate_beforeReply_findsItsNodeInsteadOfLeakingIt(MutexMode mode) throws Exception {
+    String path = "/fault/cut-after-create-" + mode;
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton baton = client(proxy.connectString(), Duration.ofSeconds(20))) {
       List<ConnectionState> states = new CopyOnWriteArrayList<>();
       baton.addConnectionStateListener(states::add);
       proxy.delay(Duration.ofMillis(500));
-      CompletableFuture<Lease> pending = baton.mutex(path).acquireAsync();
+      CompletableFuture<Lease> pending = baton.mutex(path, mode.options).acquireAsync();
       await().atMost(WAIT).until(() -> children(path).size() == 1);
       proxy.cut(); // the reply is still in the proxy's delay line: it is dropped
       assertThat(pending).isNotDone();
@@ -98,14 +102,15 @@ class MutexFaultTest {
    * LOST) before the ensemble ends its session and the waiter gets the lock; the waiter's token
    * is larger; the two critical sections do not overlap once the first ends at "told".
    */
-  @Test
-  void expiryWhileHolding_holderToldBeforeNextHolderEnters() throws Exception {
-    String path = "/fault/expiry-holding";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void expiryWhileHolding_holderToldBeforeNextHolderEnters(MutexMode mode) throws Exception {
+    String path = "/fault/expiry-holding-" + mode;
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton holderClient = client(proxy.connectString(), Duration.ofSeconds(1));
         Baton waiterClient = client(cluster.connectString(), Duration.ofSeconds(10))) {
-      Lease first = holderClient.mutex(path).acquire(WAIT);
+      Lease first = holderClient.mutex(path, mode.options).acquire(WAIT);
       MutualExclusionChecker.Section firstSection = checker.enter("holder", first.fencingToken());
       AtomicLong toldAt = new AtomicLong();
       List<LeaseState> told = new CopyOnWriteArrayList<>();
@@ -141,16 +146,17 @@ class MutexFaultTest {
    * A waiter's session expires: its node goes with it. It must queue again on the client's new
    * session and get the lock after the holder releases, with a node of the new session.
    */
-  @Test
-  void expiryWhileWaiting_requeuesOnNewSessionAndAcquires() throws Exception {
-    String path = "/fault/expiry-waiting";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void expiryWhileWaiting_requeuesOnNewSessionAndAcquires(MutexMode mode) throws Exception {
+    String path = "/fault/expiry-waiting-" + mode;
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton holderClient = client(cluster.connectString(), Duration.ofSeconds(10));
         Baton waiterClient = client(proxy.connectString(), Duration.ofSeconds(1))) {
       Mutex holderMutex = holderClient.mutex(path);
       Lease held = holderMutex.acquire(WAIT);
       long oldSession = waiterClient.sessionId();
-      CompletableFuture<Lease> waiting = waiterClient.mutex(path).acquireAsync();
+      CompletableFuture<Lease> waiting = waiterClient.mutex(path, mode.options).acquireAsync();
       await().atMost(WAIT).until(() -> holderMutex.waiters().size() == 1);
 
       proxy.blackhole();
@@ -175,9 +181,10 @@ class MutexFaultTest {
    * new session the waiter must not take the old node (or its name) for its own: it queues with
    * a new node, owned by the new session, and nothing of the old session remains.
    */
-  @Test
-  void createReplyLostThenExpiry_newSessionNeverUsesOldSessionNode() throws Exception {
-    String path = "/fault/old-session-node";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void createReplyLostThenExpiry_newSessionNeverUsesOldSessionNode(MutexMode mode) throws Exception {
+    String path = "/fault/old-session-node-" + mode;
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton baton = client(proxy.connectString(), Duration.ofSeconds(3));
         Baton observer = client(cluster.connectString(), Duration.ofSeconds(10));
@@ -187,7 +194,7 @@ class MutexFaultTest {
       // first, when polled on an open connection. (A session shorter than the delayed round
       // trip would drop the connection by itself.)
       proxy.delay(Duration.ofMillis(600));
-      CompletableFuture<Lease> pending = baton.mutex(path).acquireAsync();
+      CompletableFuture<Lease> pending = baton.mutex(path, mode.options).acquireAsync();
       await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> raw.children(path).size() == 1);
       proxy.blackhole(); // the reply never arrives and the session expires
       await().atMost(WAIT).until(() -> children(path).isEmpty());
@@ -204,16 +211,17 @@ class MutexFaultTest {
     await().atMost(WAIT).until(() -> children(path).isEmpty());
   }
 
-  @Test
-  void timedOutWaiter_leavesNoNode_andClosingClientRemovesHeldNode() throws Exception {
-    String path = "/fault/cleanup";
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void timedOutWaiter_leavesNoNode_andClosingClientRemovesHeldNode(MutexMode mode) throws Exception {
+    String path = "/fault/cleanup-" + mode;
     try (Baton holder = client(cluster.connectString(), Duration.ofSeconds(10));
         Baton waiter = client(cluster.connectString(), Duration.ofSeconds(10))) {
-      holder.mutex(path).acquire(WAIT);
-      assertThat(waiter.mutex(path).tryAcquire(Duration.ofMillis(200))).isEmpty();
+      holder.mutex(path, mode.options).acquire(WAIT);
+      assertThat(waiter.mutex(path, mode.options).tryAcquire(Duration.ofMillis(200))).isEmpty();
       await().atMost(WAIT).until(() -> children(path).size() == 1);
       holder.close(); // without releasing: the session's end removes the node
-      try (Lease lease = waiter.mutex(path).acquire(WAIT)) {
+      try (Lease lease = waiter.mutex(path, mode.options).acquire(WAIT)) {
         assertThat(children(path)).hasSize(1);
       }
     }
@@ -228,24 +236,25 @@ class MutexFaultTest {
    * failure queues a watch-removed event in state Disconnected, and the session event after it
    * is then taken for a repeat.)
    */
-  @Test
-  void waiterGivingUpAsTheLinkGoesSilent_holderStillToldBeforeTheNextHolder() throws Exception {
+  @ParameterizedTest
+  @EnumSource(MutexMode.class)
+  void waiterGivingUpAsTheLinkGoesSilent_holderStillToldBeforeTheNextHolder(MutexMode mode) throws Exception {
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton victim = client(proxy.connectString(), Duration.ofSeconds(2));
         Baton other = client(cluster.connectString(), Duration.ofSeconds(10))) {
-      Lease held = victim.mutex("/fault/told-held").acquire(WAIT);
+      Lease held = victim.mutex("/fault/told-held-" + mode, mode.options).acquire(WAIT);
       List<LeaseState> told = new CopyOnWriteArrayList<>();
       AtomicLong toldAt = new AtomicLong();
       held.addListener((lease, state) -> {
         told.add(state);
         toldAt.compareAndSet(0, System.nanoTime());
       }, Runnable::run);
-      Lease blocker = other.mutex("/fault/told-blocked").acquire(WAIT);
-      CompletableFuture<Lease> givingUp = victim.mutex("/fault/told-blocked").acquireAsync();
+      Lease blocker = other.mutex("/fault/told-blocked-" + mode).acquire(WAIT);
+      CompletableFuture<Lease> givingUp = victim.mutex("/fault/told-blocked-" + mode, mode.options).acquireAsync();
       await().atMost(WAIT).until(() -> cluster.watchesBySession(0)
-          .getOrDefault(victim.sessionId(), Set.of()).stream().anyMatch(p -> p.startsWith("/fault/told-blocked/")));
-      CompletableFuture<Lease> next = other.mutex("/fault/told-held").acquireAsync();
-      await().atMost(WAIT).until(() -> other.mutex("/fault/told-held").waiters().size() == 1);
+          .getOrDefault(victim.sessionId(), Set.of()).stream().anyMatch(p -> p.startsWith("/fault/told-blocked-" + mode + "/")));
+      CompletableFuture<Lease> next = other.mutex("/fault/told-held-" + mode).acquireAsync();
+      await().atMost(WAIT).until(() -> other.mutex("/fault/told-held-" + mode).waiters().size() == 1);
 
       proxy.blackhole();
       givingUp.cancel(true); // removes its watch: the request goes into the silent link

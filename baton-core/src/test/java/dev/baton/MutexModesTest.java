@@ -28,22 +28,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class MutexModesTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  enum Mode {
-    DEFAULT(MutexOptions.defaults()),
-    COHORTED(MutexOptions.defaults().withLocalHandOver(4)),
-    CACHED(MutexOptions.defaults().withCaching(Duration.ofSeconds(5))),
-    COHORTED_AND_CACHED(MutexOptions.defaults().withLocalHandOver(4).withCaching(Duration.ofSeconds(5)));
-
-    final MutexOptions options;
-
-    Mode(MutexOptions options) {
-      this.options = options;
-    }
-  }
-
   @ParameterizedTest
-  @EnumSource(Mode.class)
-  void contentionWithCuratorClients_keepsExclusionAndTokenOrder_andLeavesNoNode(Mode mode) throws Exception {
+  @EnumSource(MutexMode.class)
+  void contentionWithCuratorClients_keepsExclusionAndTokenOrder_andLeavesNoNode(MutexMode mode) throws Exception {
     String path = "/modes/contention-" + mode;
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
     int sections = 25;
@@ -93,8 +80,8 @@ class MutexModesTest extends ClusterTestSupport {
   }
 
   @ParameterizedTest
-  @EnumSource(Mode.class)
-  void holderLost_isToldBeforeAnotherClientEnters_whichGetsALargerToken(Mode mode) throws Exception {
+  @EnumSource(MutexMode.class)
+  void holderLost_isToldBeforeAnotherClientEnters_whichGetsALargerToken(MutexMode mode) throws Exception {
     String path = "/modes/lost-" + mode;
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
@@ -130,8 +117,8 @@ class MutexModesTest extends ClusterTestSupport {
   }
 
   @ParameterizedTest
-  @EnumSource(Mode.class)
-  void waiterWhoseSessionExpires_queuesAgainAndGetsTheLock(Mode mode) throws Exception {
+  @EnumSource(MutexMode.class)
+  void waiterWhoseSessionExpires_queuesAgainAndGetsTheLock(MutexMode mode) throws Exception {
     String path = "/modes/waiter-expiry-" + mode;
     Lease held = baton().mutex(path).acquire(WAIT);
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
