@@ -84,6 +84,13 @@ public interface Lease extends AutoCloseable {
    * safety margin. While the client is connected this keeps moving forward; once the connection
    * is suspended it stands still, and the lease turns {@link LeaseState#LOST} when it passes. A
    * released or lost lease returns a past instant.
+   *
+   * <p>The client counts a reply's arrival as its last contact, so a link that delays traffic
+   * one way by more than a tenth of the session timeout (3 s of a 30 s session) makes this
+   * instant, and the LOST notice, up to that delay late. The SUSPECT notice (the lease is no longer
+   * {@link #isValid() valid}) still comes before the ensemble can end the session while that delay
+   * stays under a third of the session timeout; act on it rather than on this instant when links
+   * may be that slow.
    */
   Instant validUntil();
 
