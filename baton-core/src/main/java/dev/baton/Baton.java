@@ -223,6 +223,47 @@ public final class Baton implements AutoCloseable {
     return new dev.baton.internal.ZkQueue<>(session, Paths.validateRecipePath(path, "queue path"), codec);
   }
 
+  /**
+   * The service registry under {@code basePath} ({@code "/services"}): registers instances as
+   * ephemeral nodes {@code <basePath>/<service>/<id>} in curator-x-discovery's JSON layout, and
+   * keeps local views of the live instances; see {@link ServiceRegistry}. Cheap: nothing is sent
+   * until it is used.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or the root
+   */
+  public ServiceRegistry serviceRegistry(String basePath) {
+    session.checkOpen();
+    return new dev.baton.internal.ZkServiceRegistry(
+        session, Paths.validateRecipePath(basePath, "service registry base path"));
+  }
+
+  /**
+   * A config center on {@code prefix}: a local copy of the keys under it that a watch keeps
+   * current, for reads without requests, and checked writes; see {@link ConfigCenter}. If the
+   * client is connected, returns once the keys are loaded (waiting at most the connection
+   * timeout); if not (see {@link Builder#connectInBackground()}), returns at once and loads them
+   * when the client connects. Close it when done, to remove its watch.
+   *
+   * @throws IllegalArgumentException naming the argument if the prefix is invalid or the root
+   */
+  public ConfigCenter config(String prefix) {
+    return config(prefix, ConfigOptions.defaults());
+  }
+
+  /**
+   * A config center on {@code prefix} with {@code options}: with a {@linkplain
+   * ConfigOptions#withSnapshotFile snapshot file} it serves the file's values at once, before
+   * (or without) reaching the ensemble.
+   *
+   * @throws ConfigSnapshotException naming the file if it exists but cannot be read or is not a
+   *     snapshot of this prefix
+   */
+  public ConfigCenter config(String prefix, ConfigOptions options) {
+    session.checkOpen();
+    return dev.baton.internal.ZkConfigCenter.open(
+        session, Paths.validateRecipePath(prefix, "config prefix"), options);
+  }
+
   // Recipe factories: each recipe adds its method above this line.
 
   public ConnectionState connectionState() {
@@ -281,6 +322,7 @@ public final class Baton implements AutoCloseable {
     private String authUser;
     private String authPassword;
     private Executor eventExecutor;
+    private boolean connectInBackground;
     private AclProvider aclProvider = AclProvider.open();
     private final dev.baton.internal.ZkClientOptions zkClient = new dev.baton.internal.ZkClientOptions();
 
@@ -422,7 +464,21 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
-     * Connects and waits for the session.
+     * Makes {@link #build()} return at once instead of waiting for the first connection, so a
+     * process can start while the ensemble is down (and serve its config from a {@linkplain
+     * ConfigOptions#withSnapshotFile snapshot file}). The client then connects in the background
+     * for as long as it takes; {@link Baton#connectionState()} is {@link ConnectionState#SUSPENDED}
+     * until it does, when listeners hear {@link ConnectionState#CONNECTED}. Meanwhile operations
+     * wait for the connection as the {@link RetryPolicy} allows, as after any disconnection. The
+     * connection timeout then plays no part.
+     */
+    public Builder connectInBackground() {
+      this.connectInBackground = true;
+      return this;
+    }
+
+    /**
+     * Connects and waits for the session (unless {@link #connectInBackground()}).
      *
      * @throws ConnectionException naming the connect string if no server answers in time, or if
      *     a host name cannot be resolved
@@ -440,7 +496,8 @@ public final class Baton implements AutoCloseable {
       ClientSettings settings = new ClientSettings(
           connectString, sessionTimeout, connectionTimeout, retryPolicy, namespace, authUser,
           authPassword, aclProvider, zkClient.toProperties());
-      return new Baton(Session.open(settings, eventExecutor));
+      return new Baton(connectInBackground
+          ? Session.openInBackground(settings, eventExecutor) : Session.open(settings, eventExecutor));
     }
 
     private static Duration positive(Duration value, String name) {

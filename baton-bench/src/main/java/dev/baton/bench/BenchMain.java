@@ -50,7 +50,7 @@ public final class BenchMain {
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
-      RequestCountScenario.NAME);
+      ConfigPropagationScenario.NAME, RequestCountScenario.NAME);
 
   private BenchMain() {}
 
@@ -177,6 +177,7 @@ public final class BenchMain {
             new BatonLibrary(MutexOptions.defaults().withCaching(Duration.ofSeconds(10))), Sharing.PER_CLIENT),
             curatorPlain)));
     scenarios.add(new LeaderFailoverScenario());
+    scenarios.add(new ConfigPropagationScenario());
     return scenarios;
   }
 

@@ -120,6 +120,28 @@ public final class Session implements AutoCloseable {
     }
   }
 
+  /**
+   * Opens the session without waiting: ZooKeeper's client connects in the background, retrying
+   * for as long as it takes, and {@link #state()} is {@link ConnectionState#SUSPENDED} until the
+   * first connection, which observers and listeners hear as {@link ConnectionState#CONNECTED}.
+   * The namespace is not created up front: every recipe creates its missing parents, namespace
+   * included, when it first writes.
+   *
+   * @throws ConnectionException if ZooKeeper's client refuses the settings (e.g. no host resolves)
+   */
+  public static Session openInBackground(ClientSettings settings, Executor eventExecutor) {
+    Session session = new Session(settings, eventExecutor);
+    try {
+      synchronized (session.lock) {
+        session.handle = session.newHandle();
+      }
+      return session;
+    } catch (RuntimeException e) {
+      session.close();
+      throw e;
+    }
+  }
+
   private Handle newHandle() {
     int generation = ++generations;
     Handle created = new Handle(generation);
