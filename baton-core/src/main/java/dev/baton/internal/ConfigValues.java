@@ -5,19 +5,13 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.zookeeper.data.ACL;
 
 /** A config center's rules for keys and values: validation, the size limit, typed parsing. Pure functions. */
 final class ConfigValues {
-  // A getData reply around the data: reply header (xid, zxid, error) 16, data length 4, stat 68.
-  private static final int READ_REPLY_OVERHEAD = 16 + 4 + 68;
-  // A create request around its path, data and ACL: request header 8, path and data lengths 8, flags 4.
-  private static final int CREATE_OVERHEAD = 8 + 8 + 4;
 
   private static final Pattern AMOUNT_AND_UNIT =
       Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h|d)", Pattern.CASE_INSENSITIVE);
@@ -43,15 +37,6 @@ final class ConfigValues {
   static byte[] encode(String value) {
     Objects.requireNonNull(value, "value must not be null");
     return value.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /**
-   * The most bytes a key's node may hold so that it can be both created and read back within
-   * ZooKeeper's packet limit ({@code jute.maxbuffer}).
-   */
-  static int maxValueBytes(String serverPath, List<ACL> acl, int maxPacket) {
-    int create = CREATE_OVERHEAD + utf8Length(serverPath) + aclLength(acl);
-    return maxPacket - Math.max(READ_REPLY_OVERHEAD, create);
   }
 
   /**
@@ -135,15 +120,4 @@ final class ConfigValues {
         + "', which is not a valid " + type + ": expected " + expected, cause);
   }
 
-  private static int aclLength(List<ACL> acl) {
-    int length = 4;
-    for (ACL entry : acl) {
-      length += 4 + 4 + utf8Length(entry.getId().getScheme()) + 4 + utf8Length(entry.getId().getId());
-    }
-    return length;
-  }
-
-  private static int utf8Length(String text) {
-    return text == null ? 0 : text.getBytes(StandardCharsets.UTF_8).length;
-  }
 }

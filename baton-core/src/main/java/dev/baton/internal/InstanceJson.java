@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * A service instance as curator-x-discovery's {@code JsonInstanceSerializer} writes it by default
@@ -28,12 +29,6 @@ import java.util.Map;
  */
 final class InstanceJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-
-  /** What ZooKeeper's client and server accept by default as one packet ({@code jute.maxbuffer}). */
-  private static final int DEFAULT_MAX_PACKET = 0xfffff;
-  // A create request around its path, data and ACL (header, lengths, flags), and the read reply
-  // around the data (reply header, length, stat), with room to spare.
-  private static final int REQUEST_OVERHEAD = 256;
 
   private InstanceJson() {}
 
@@ -76,10 +71,8 @@ final class InstanceJson {
    * Throws if {@code data} is too big for the node at {@code serverPath}, with {@code path} (as
    * the user knows it) in the message.
    */
-  static void checkSize(byte[] data, String serverPath, String path) {
-    Integer configured = Integer.getInteger("jute.maxbuffer");
-    int maxPacket = configured == null || configured <= 0 ? DEFAULT_MAX_PACKET : configured;
-    int limit = maxPacket - REQUEST_OVERHEAD - serverPath.length() * 4;
+  static void checkSize(byte[] data, String serverPath, String path, List<ACL> acl, int maxPacket) {
+    int limit = NodeSizes.maxCreateData(serverPath, acl, maxPacket);
     if (data.length > limit) {
       throw new IllegalArgumentException("The instance for " + path + " is " + data.length
           + " bytes as JSON, over the " + limit + " bytes its node can hold (ZooKeeper's"

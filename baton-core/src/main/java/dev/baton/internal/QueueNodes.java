@@ -1,7 +1,6 @@
 package dev.baton.internal;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -26,15 +25,6 @@ final class QueueNodes {
   private static final byte END_MARK = 0x02;
   static final int FORMAT_OVERHEAD = 4 + 1 + 4 + 1;
 
-  /**
-   * The largest packet a ZooKeeper client or server accepts unless configured otherwise
-   * ({@code jute.maxbuffer}); a server refuses a bigger request by dropping the connection, and a
-   * client a bigger reply.
-   */
-  static final int DEFAULT_MAX_PACKET = 0xfffff;
-
-  // A getData reply around the data: reply header (xid, zxid, error) 16, data length 4, stat 68.
-  private static final int READ_REPLY_OVERHEAD = 16 + 4 + 68;
   // A create (as a multi's operation) around its path, data and ACL: path and data lengths 8,
   // flags 4.
   private static final int CREATE_OVERHEAD = 8 + 4;
@@ -116,12 +106,6 @@ final class QueueNodes {
     return null; // no end mark
   }
 
-  /** The packet limit this client runs with: {@code jute.maxbuffer}, as the ZooKeeper client reads it. */
-  static int maxPacket() {
-    Integer configured = Integer.getInteger("jute.maxbuffer");
-    return configured == null || configured <= 0 ? DEFAULT_MAX_PACKET : configured;
-  }
-
   /**
    * The most bytes an item's node may hold so that it can be both written and read back within
    * {@code maxPacket}. The largest write is the {@code multi} that creates the queue path
@@ -131,20 +115,9 @@ final class QueueNodes {
   static int maxNodeData(String serverPath, List<ACL> pathAcl, String serverItemPrefix, List<ACL> itemAcl,
       int maxPacket) {
     int write = MULTI_OVERHEAD
-        + CREATE_OVERHEAD + utf8Length(serverPath) + aclLength(pathAcl)
-        + CREATE_OVERHEAD + utf8Length(serverItemPrefix) + aclLength(itemAcl);
-    return maxPacket - Math.max(READ_REPLY_OVERHEAD, write);
+        + CREATE_OVERHEAD + NodeSizes.utf8Length(serverPath) + NodeSizes.aclLength(pathAcl)
+        + CREATE_OVERHEAD + NodeSizes.utf8Length(serverItemPrefix) + NodeSizes.aclLength(itemAcl);
+    return maxPacket - Math.max(NodeSizes.READ_REPLY_OVERHEAD, write);
   }
 
-  private static int aclLength(List<ACL> acl) {
-    int length = 4;
-    for (ACL entry : acl) {
-      length += 4 + 4 + utf8Length(entry.getId().getScheme()) + 4 + utf8Length(entry.getId().getId());
-    }
-    return length;
-  }
-
-  private static int utf8Length(String text) {
-    return text == null ? 0 : text.getBytes(StandardCharsets.UTF_8).length;
-  }
 }

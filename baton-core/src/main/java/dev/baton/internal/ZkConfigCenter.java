@@ -75,7 +75,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     this.serverPrefix = session.settings().onServer(prefix);
     this.snapshotFile = options.snapshotFile();
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
-    this.maxPacket = session.settings().zkClientConfig().getInt("jute.maxbuffer", QueueNodes.maxPacket());
+    this.maxPacket = NodeSizes.maxPacket(session.settings());
     this.sync = new ConfigSync(session, serverPrefix, tree, this);
   }
 
@@ -561,7 +561,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
       } else {
         this.data = ConfigValues.encode(value);
         this.acl = session.settings().aclFor(serverPath);
-        ConfigValues.checkSize(key, path, data, ConfigValues.maxValueBytes(serverPath, acl, maxPacket), maxPacket);
+        ConfigValues.checkSize(key, path, data, NodeSizes.maxCreateData(serverPath, acl, maxPacket), maxPacket);
       }
     }
 

@@ -48,7 +48,7 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
     this.codec = Objects.requireNonNull(codec, "codec must not be null");
     this.serverPath = session.settings().onServer(path);
     this.takers = new QueueTakers(session, serverPath);
-    this.maxPacket = QueueNodes.maxPacket();
+    this.maxPacket = NodeSizes.maxPacket(session.settings());
   }
 
   @Override

@@ -87,7 +87,9 @@ final class ZkRegistration implements Registration, SessionObserver {
       Consumer<ZkRegistration> onFinished) {
     session.checkOpen();
     byte[] data = InstanceJson.encode(instance);
-    InstanceJson.checkSize(data, session.settings().onServer(path), path);
+    String serverPath = session.settings().onServer(path);
+    InstanceJson.checkSize(data, serverPath, path, session.settings().aclFor(serverPath),
+        NodeSizes.maxPacket(session.settings()));
     ZkRegistration registration = new ZkRegistration(session, path, instance, data, onFinished);
     if (!ACTIVE.add(registration.key)) {
       throw new IllegalStateException("This client already registered " + path + " and has not closed"
@@ -142,7 +144,8 @@ final class ZkRegistration implements Registration, SessionObserver {
         throw new IllegalStateException("The registration of " + path + " is closed");
       }
       byte[] bytes = InstanceJson.encode(newInstance);
-      InstanceJson.checkSize(bytes, serverPath, path);
+      InstanceJson.checkSize(bytes, serverPath, path, session.settings().aclFor(serverPath),
+          NodeSizes.maxPacket(session.settings()));
       instance = newInstance;
       data = bytes;
       written = waitFor(++wanted);

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.curator.x.discovery.UriSpec;
 import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -127,8 +128,9 @@ class RegistryJsonTest {
 
   @Test
   void checkSize_refusesDataOverTheLimit_namingThePath() {
-    InstanceJson.checkSize(new byte[1000], "/s/orders/a", "/s/orders/a");
-    assertThatThrownBy(() -> InstanceJson.checkSize(new byte[0xfffff], "/s/orders/a", "/c/orders/a"))
+    InstanceJson.checkSize(new byte[1000], "/s/orders/a", "/s/orders/a", ZooDefs.Ids.OPEN_ACL_UNSAFE, 0xfffff);
+    assertThatThrownBy(() -> InstanceJson.checkSize(new byte[0xfffff], "/s/orders/a", "/c/orders/a",
+        ZooDefs.Ids.OPEN_ACL_UNSAFE, 0xfffff))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/c/orders/a");
   }
 
