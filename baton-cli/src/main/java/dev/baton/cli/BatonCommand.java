@@ -26,7 +26,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = BatonCommand.Version.class,
     description = "Distributed locks on Apache ZooKeeper: a demo, an embedded server, lock inspection.",
-    subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class},
+    subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class,
+        ConfigCommand.class, ServiceCommand.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
   static final int OK = 0;

@@ -1,14 +1,12 @@
 package dev.baton.cli;
 
 import dev.baton.Baton;
-import dev.baton.internal.Paths;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -28,11 +26,7 @@ final class LeaderCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try {
-      Paths.validateRecipePath(path, "election path");
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
-    }
+    LockCommand.checkPath(path, "<path>", "election path", spec);
     try (Baton baton = connection.open(spec)) {
       // Reading only: neither object takes part until started, and neither is started here.
       String kind = "leader latch";

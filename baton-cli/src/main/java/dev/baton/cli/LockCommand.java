@@ -52,10 +52,15 @@ final class LockCommand implements Callable<Integer> {
    * path must not wait out a connection timeout first).
    */
   static void checkPath(String path, CommandSpec spec) {
+    checkPath(path, "<path>", "mutex path", spec);
+  }
+
+  /** As {@link #checkPath(String, CommandSpec)}, for any recipe's path parameter. */
+  static void checkPath(String path, String parameter, String what, CommandSpec spec) {
     try {
-      Paths.validateRecipePath(path, "mutex path");
+      Paths.validateRecipePath(path, what);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
+      throw new ParameterException(spec.commandLine(), parameter + ": " + e.getMessage());
     }
   }
 
