@@ -6,6 +6,7 @@ import dev.baton.Mutex;
 import dev.baton.MutexOptions;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CuratorLibrary;
+import dev.baton.bench.lock.ExclusionGuard;
 import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.Sharing;
 import java.lang.management.ManagementFactory;
@@ -26,55 +27,80 @@ import java.util.concurrent.TimeUnit;
  * figure is waiters passed per second after the holder lets go; the peak heap in use and the
  * process's peak thread count are reported with it (the goal: at most 64 threads, 256 MB).
  *
- * <p>Baton runs with local hand-over: the waiters queue inside the client behind one node. In the
- * default mode every waiter lists the lock's children once as it queues; with ten thousand
- * queued at once those listings (each up to 10,000 names) arrive faster than the client consumes
- * them and a 1 GB heap ran out, so the default mode is not a contender here.
+ * <p>Two variants. {@code mutex-async-10k}: Baton with local hand-over, the waiters queue inside
+ * the client behind one node. {@code mutex-async-10k-default}: Baton in its default mode, one
+ * node per waiter, ten thousand nodes on the server; the waiters of the client share their
+ * listings of the lock's children and learn from each other which nodes are gone, so queueing
+ * costs a few listings and a hand-over none. (Before that sharing, every waiter listed the
+ * children itself: ten thousand listings of up to 10,000 names, and a 1 GB heap ran out.)
  */
 final class AsyncWaitersScenario implements Scenario {
   static final String NAME = "mutex-async-10k";
+  static final String DEFAULT_MODE_NAME = "mutex-async-10k-default";
   static final int WAITERS = 10_000;
   private static final int CURATOR_WAITERS = 500;
   private static final Duration CAP = Duration.ofMinutes(3);
 
+  private final String name;
+  private final String mode;
+  private final String modeId;
+  private final MutexOptions mutexOptions;
+
+  /** Baton with local hand-over (at most 8 in a row). */
+  AsyncWaitersScenario() {
+    this(NAME, "local hand-over (8)", "baton-cohorted", MutexOptions.defaults().withLocalHandOver(8));
+  }
+
+  private AsyncWaitersScenario(String name, String mode, String modeId, MutexOptions options) {
+    this.name = name;
+    this.mode = mode;
+    this.modeId = modeId;
+    this.mutexOptions = options;
+  }
+
+  /** Baton in the default mode: one node per waiter. */
+  static AsyncWaitersScenario defaultMode() {
+    return new AsyncWaitersScenario(DEFAULT_MODE_NAME, "default mode", "baton-default", MutexOptions.defaults());
+  }
+
   @Override
   public String name() {
-    return NAME;
+    return name;
   }
 
   @Override
   public ScenarioResult run(BenchContext context) throws Exception {
     BenchOptions options = context.options();
     int rounds = Math.min(options.rounds(), 3);
-    ScenarioResult result = new ScenarioResult(NAME, "waiters passed/s", true,
-        "1 client; Baton: " + WAITERS + " acquireAsync waiters on one Mutex; Curator: " + CURATOR_WAITERS
-            + " threads, one InterProcessMutex each; all queued behind a holder, then all pass once");
-    Series cohorted = result.add(new Series("Baton, " + WAITERS + " async waiters, local hand-over (8)",
-        Role.BATON, rounds));
+    ScenarioResult result = new ScenarioResult(name, "waiters passed/s", true,
+        "1 client; Baton: " + WAITERS + " acquireAsync waiters on one Mutex (" + mode + "); Curator: "
+            + CURATOR_WAITERS + " threads, one InterProcessMutex each; all queued behind a holder, then all pass once");
+    Series baton = result.add(new Series("Baton, " + WAITERS + " async waiters, " + mode, Role.BATON, rounds));
     Series curator = result.add(new Series("Curator, " + CURATOR_WAITERS + " threads", Role.CURATOR, rounds));
     Contender curatorContender = new Contender("curator", "Curator InterProcessMutex (one per thread)",
         Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD);
     for (int round = 0; round < rounds; round++) {
-      Measured local = runBaton(context, context.freshPath(NAME, "baton-cohorted", "r" + (round + 1)),
-          MutexOptions.defaults().withLocalHandOver(8));
-      record(cohorted, round, local);
+      Measured local = runBaton(context, context.freshPath(name, modeId, "r" + (round + 1)), mutexOptions);
+      record(baton, round, local);
+      baton.putExtra("queueMs", round, local.queueMillis);
       resetPeaks();
       PassAllRun.Result run = PassAllRun.run(curatorContender, context,
-          context.freshPath(NAME, "curator", "r" + (round + 1)), CURATOR_WAITERS, CAP);
+          context.freshPath(name, "curator", "r" + (round + 1)), CURATOR_WAITERS, CAP);
       Measured theirs = new Measured(CURATOR_WAITERS / (run.millis() / 1000.0), run.millis(), peakHeapMb(),
-          threads().getPeakThreadCount(), run.requestsPerWaiter());
+          threads().getPeakThreadCount(), run.requestsPerWaiter(), Double.NaN);
       record(curator, round, theirs);
-      context.progress(String.format("%s round %d/%d: baton %,.0f ms for %d (%,.0f MB, %d threads); "
-              + "curator %,.0f ms for %d (%,.0f MB, %d threads)", NAME, round + 1, rounds, local.millis, WAITERS,
-          local.peakHeapMb, local.peakThreads, theirs.millis, CURATOR_WAITERS, theirs.peakHeapMb, theirs.peakThreads));
+      context.progress(String.format("%s round %d/%d: baton %,.0f ms for %d (queued in %,.0f ms; %,.0f MB, %d threads); "
+              + "curator %,.0f ms for %d (%,.0f MB, %d threads)", name, round + 1, rounds, local.millis, WAITERS,
+          local.queueMillis, local.peakHeapMb, local.peakThreads, theirs.millis, CURATOR_WAITERS, theirs.peakHeapMb, theirs.peakThreads));
     }
     result.note("Peak heap is the sum of the heap pools' peaks since the run began (an upper bound of the "
         + "heap in use); peak threads are the whole benchmark process's, the server being in its own.");
     return result;
   }
 
+  /** {@code queueMillis}: from the first acquireAsync until every node is on the server (Baton only). */
   private record Measured(double perSecond, double millis, double peakHeapMb, int peakThreads,
-      double requestsPerWaiter) {}
+      double requestsPerWaiter, double queueMillis) {}
 
   private static void record(Series series, int round, Measured m) {
     series.put(round, m.perSecond);
@@ -92,12 +118,20 @@ final class AsyncWaitersScenario implements Scenario {
       Mutex holderMutex = client.mutex(path);
       Mutex mutex = client.mutex(path, options);
       Lease holder = holderMutex.acquire();
+      ExclusionGuard guard = new ExclusionGuard(path);
+      guard.enter();
       CountDownLatch passed = new CountDownLatch(WAITERS);
       List<CompletableFuture<Void>> waiters = new ArrayList<>(WAITERS);
+      long queueing = System.nanoTime();
       for (int i = 0; i < WAITERS; i++) {
         waiters.add(mutex.acquireAsync().thenAccept(lease -> {
-          lease.close();
-          passed.countDown();
+          try {
+            guard.enter();
+            guard.exit();
+          } finally {
+            lease.close();
+            passed.countDown();
+          }
         }));
       }
       int nodes = options.sharesNode() ? 2 : WAITERS + 1;
@@ -108,8 +142,10 @@ final class AsyncWaitersScenario implements Scenario {
         }
         Thread.sleep(20);
       }
+      double queueMillis = (System.nanoTime() - queueing) / 1e6;
       long packetsBefore = context.counters().packetsReceived();
       long start = System.nanoTime();
+      guard.exit();
       holder.close();
       if (!passed.await(CAP.toNanos(), TimeUnit.NANOSECONDS)) {
         throw new BenchFailure("Baton: " + passed.getCount() + " of " + WAITERS + " async waiters had not passed after "
@@ -117,8 +153,13 @@ final class AsyncWaitersScenario implements Scenario {
       }
       double millis = (System.nanoTime() - start) / 1e6;
       double requests = (double) (context.counters().packetsReceived() - packetsBefore) / WAITERS;
-      CompletableFuture.allOf(waiters.toArray(new CompletableFuture<?>[0])).join();
-      return new Measured(WAITERS / (millis / 1000.0), millis, peakHeapMb(), threads().getPeakThreadCount(), requests);
+      try {
+        CompletableFuture.allOf(waiters.toArray(new CompletableFuture<?>[0])).join();
+      } catch (java.util.concurrent.CompletionException e) {
+        throw new BenchFailure("Baton: an async waiter failed on " + path + ": " + e.getCause(), e.getCause());
+      }
+      return new Measured(WAITERS / (millis / 1000.0), millis, peakHeapMb(), threads().getPeakThreadCount(), requests,
+          queueMillis);
     }
   }
 

@@ -49,6 +49,7 @@ public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
+      AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       ConfigPropagationScenario.NAME, RequestCountScenario.NAME);
 
@@ -159,6 +160,7 @@ public final class BenchMain {
         new Contender("curator-per-thread", "reference: Curator, one InterProcessMutex per thread",
             Role.REFERENCE, new CuratorLibrary(), Sharing.PER_THREAD))));
     scenarios.add(new AsyncWaitersScenario());
+    scenarios.add(AsyncWaitersScenario.defaultMode());
     scenarios.add(new ManyPathsScenario());
     scenarios.add(new ThroughputScenario("rwlock-read-uncontended", "1 client, 1 thread, read lock acquire+release",
         1, 1, List.of(recipe("baton-read", "Baton read lock", Role.BATON, Recipe.READ_LOCK),

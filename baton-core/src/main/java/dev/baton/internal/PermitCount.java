@@ -93,5 +93,11 @@ final class PermitCount {
       lower = List.copyOf(lowerNodesInOrder);
       return null;
     }
+
+    /** The lease nodes of one batch are created back to back; each lists with its own create. */
+    @Override
+    public boolean sharesListings() {
+      return false;
+    }
   }
 }

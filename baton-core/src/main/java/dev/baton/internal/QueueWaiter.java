@@ -31,6 +31,13 @@ import org.apache.zookeeper.data.Stat;
  * <ul>
  *   <li>The create and the first listing are sent together: the session answers in order, so the
  *       listing already contains the new node. One round trip instead of two.
+ *   <li>The waiters of one session on one path share their listings ({@link SharedListings}):
+ *       at most one listing is on its way at a time, and the next, sent once it is answered,
+ *       serves every waiter that asked meanwhile. Each listing is sorted once into a {@link
+ *       QueueSnapshot}, in which each waiter finds its place by binary search and keeps at most
+ *       {@link #WINDOW} names. Ten thousand {@code acquireAsync} waiters queued at once cost
+ *       about ten listings instead of ten thousand of up to ten thousand names each; a waiter
+ *       that asks while a listing is on its way may wait one round trip more.
  *   <li>A waiter with at most {@link #WATCHED} nodes in its way watches them all (getData
  *       watches sent together); one with more watches the nearest. Once all it watches are gone
  *       it knows it holds the lock without listing again, where watching only the nearest would
@@ -46,6 +53,12 @@ import org.apache.zookeeper.data.Stat;
  *       without asking again. When it does not, we list again rather than ask about each
  *       remaining node in turn: in a busy queue they are usually gone already. Only a window of
  *       the nodes just below is kept ({@link #WINDOW}), so memory stays constant per waiter.
+ *   <li>A waiter that takes the lock with nothing left below it records that every lower node is
+ *       gone ({@link SharedListings#learnGoneBelow}); the waiter behind it, woken when it goes,
+ *       so knows the rest of its window (and what lay below the window) is gone too, and holds
+ *       the lock without listing again. A hand-over deep in a long queue costs no listing.
+ *       Only queues of one kind of node learn this: a read-write lock's downgrade adds a read
+ *       node below waiters, so a reader holding with "nothing below" may be wrong about it.
  *   <li>Protected names ({@code _c_<uuid>-<prefix><seq>}, Curator's form): when a create's reply is
  *       lost with the connection, the waiter finds its node by the UUID instead of leaking it,
  *       and checks the node belongs to the current session, never trusting one of a dead session.
@@ -73,6 +86,15 @@ final class QueueWaiter implements SessionObserver {
      * node at its write node's place in the queue (as Curator does, CURATOR-621).
      */
     default boolean grantsWithoutRelisting() {
+      return true;
+    }
+
+    /**
+     * Whether the waiter shares its listings with the other waiters of its session on the same
+     * path. A rule that never blocks gains nothing by it and could lose a round trip: a
+     * semaphore's lease nodes, created back to back, each list with their own create.
+     */
+    default boolean sharesListings() {
       return true;
     }
   }
@@ -109,6 +131,8 @@ final class QueueWaiter implements SessionObserver {
   private final QueueRule rule;
   private final byte[] data;
   private final boolean mayWait;
+  /** Whether a hold with nothing below may be recorded as "all lower nodes gone" (one kind only). */
+  private final boolean learnsFloor;
   private final CompletableFuture<Acquisition> result = new CompletableFuture<>();
   private Supplier<RuntimeException> onTimeout;
 
@@ -117,8 +141,15 @@ final class QueueWaiter implements SessionObserver {
   private String uuid;
   private String ourNode;
   private long token;
+  /** The listings shared on the current handle while queueing; null otherwise. */
+  private SharedListings shared;
+  /** Only the answer to the latest listing asked for counts. */
+  private int listingRequest;
+  /** The life of the lock path in which our node was listed ({@link QueueSnapshot#incarnation()}). */
+  private long incarnation;
   private List<String> lower;
-  private boolean lowerTruncated;
+  /** When the window did not hold every node below ours: the sequence of its lowest; else null. */
+  private String truncatedBelow;
   /** The nodes watched now, with their watchers (to remove them from the server on abandon). */
   private final Map<String, Watcher> watching = new HashMap<>(4);
   private ScheduledFuture<?> timer;
@@ -133,6 +164,7 @@ final class QueueWaiter implements SessionObserver {
     this.rule = rule;
     this.data = data;
     this.mayWait = mayWait;
+    this.learnsFloor = layout.kinds().size() == 1;
   }
 
   /**
@@ -160,6 +192,7 @@ final class QueueWaiter implements SessionObserver {
               () -> abandon(onTimeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
         }
         handle = session.handle();
+        joinShared();
         send();
       } catch (RuntimeException e) {
         abandon(e);
@@ -200,6 +233,21 @@ final class QueueWaiter implements SessionObserver {
       timer.cancel(false);
     }
     session.removeObserver(this);
+    leaveShared();
+  }
+
+  private void joinShared() {
+    leaveShared();
+    if (rule.sharesListings()) {
+      shared = SharedListings.join(handle, serverLockPath, layout.kinds());
+    }
+  }
+
+  private void leaveShared() {
+    if (shared != null) {
+      shared.leave();
+      shared = null;
+    }
   }
 
   // ---- joining the queue ------------------------------------------------------------------
@@ -208,13 +256,41 @@ final class QueueWaiter implements SessionObserver {
     uuid = UUID.randomUUID().toString();
     ourNode = null;
     lower = null;
+    truncatedBelow = null;
     Session.Handle sentOn = handle;
     String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + layout.createPrefix();
     sentOn.zk().create(protectedPrefix, data, session.settings().aclFor(protectedPrefix),
         CreateMode.EPHEMERAL_SEQUENTIAL,
         (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
-    sentOn.zk().getChildren(serverLockPath, false,
-        (rc, path, ctx, children) -> onListed(sentOn, Code.get(rc), children), null);
+    requestListing(false);
+  }
+
+  /**
+   * Asks for a listing sent after every request this waiter sent so far: a shared one while
+   * queueing, else its own (a rule that does not share, or a waiter that has left and looks for
+   * the node of a lost create reply, to delete it).
+   */
+  private void requestListing(boolean searching) {
+    Session.Handle sentOn = handle;
+    int request = ++listingRequest;
+    SharedListings.Reader reader = (code, snapshot) -> onListing(sentOn, request, searching, code, snapshot);
+    if (shared != null) {
+      shared.list(reader);
+    } else {
+      SharedListings.listAlone(sentOn, serverLockPath, layout.kinds(), reader);
+    }
+  }
+
+  private synchronized void onListing(Session.Handle sentOn, int request, boolean searching, Code code,
+      QueueSnapshot snapshot) {
+    if (sentOn != handle || request != listingRequest) {
+      return; // the answer to a later request is on its way
+    }
+    if (searching) {
+      lostCreateListed(sentOn, code, snapshot);
+    } else {
+      onListed(code, snapshot);
+    }
   }
 
   private synchronized void onCreated(Session.Handle sentOn, Code code, String name, Stat stat) {
@@ -251,12 +327,12 @@ final class QueueWaiter implements SessionObserver {
     }
   }
 
-  private synchronized void onListed(Session.Handle sentOn, Code code, List<String> children) {
-    if (sentOn != handle || ourNode == null || phase != Phase.QUEUEING) {
+  private void onListed(Code code, QueueSnapshot snapshot) {
+    if (ourNode == null || phase != Phase.QUEUEING) {
       return; // the create failed, and its own handling goes on
     }
     switch (code) {
-      case OK -> decide(children);
+      case OK -> decide(snapshot);
       case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::relist);
       case NONODE -> send(); // the whole lock path vanished, our node with it
       case SESSIONEXPIRED, SESSIONMOVED -> requeueIfSessionReplaced();
@@ -265,9 +341,9 @@ final class QueueWaiter implements SessionObserver {
   }
 
   private void relist() {
-    Session.Handle sentOn = handle;
-    sentOn.zk().getChildren(serverLockPath, false,
-        (rc, path, ctx, children) -> onListed(sentOn, Code.get(rc), children), null);
+    if (phase == Phase.QUEUEING) {
+      requestListing(false);
+    }
   }
 
   /**
@@ -275,42 +351,37 @@ final class QueueWaiter implements SessionObserver {
    * children; only a node owned by the current session is ours to use.
    */
   private void searchForLostCreate() {
-    Session.Handle sentOn = handle;
-    String marker = "_c_" + uuid + "-";
-    sentOn.zk().getChildren(serverLockPath, false, (rc, path, ctx, children) -> {
-      synchronized (this) {
-        if (sentOn != handle) {
-          return;
-        }
-        Code code = Code.get(rc);
-        if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
-          later(this::searchForLostCreate);
-          return;
-        }
-        if (code == Code.SESSIONEXPIRED || code == Code.SESSIONMOVED) {
-          requeueIfSessionReplaced();
-          return;
-        }
-        String found = null;
-        if (code == Code.OK) {
-          for (String child : children) {
-            if (child.startsWith(marker)) {
-              found = child;
-            }
-          }
-        }
-        if (found == null) {
-          if (phase == Phase.QUEUEING) {
-            send();
-          }
-          return;
-        }
-        checkOwnership(sentOn, found, children);
-      }
-    }, null);
+    requestListing(true);
   }
 
-  private void checkOwnership(Session.Handle sentOn, String found, List<String> children) {
+  private void lostCreateListed(Session.Handle sentOn, Code code, QueueSnapshot snapshot) {
+    if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT) {
+      later(this::searchForLostCreate);
+      return;
+    }
+    if (code == Code.SESSIONEXPIRED || code == Code.SESSIONMOVED) {
+      requeueIfSessionReplaced();
+      return;
+    }
+    String found = null;
+    if (code == Code.OK) {
+      String marker = "_c_" + uuid + "-";
+      for (String child : snapshot.between(0, snapshot.size())) {
+        if (child.startsWith(marker)) {
+          found = child;
+        }
+      }
+    }
+    if (found == null) {
+      if (phase == Phase.QUEUEING) {
+        send();
+      }
+      return;
+    }
+    checkOwnership(sentOn, found, snapshot);
+  }
+
+  private void checkOwnership(Session.Handle sentOn, String found, QueueSnapshot snapshot) {
     sentOn.zk().exists(nodePath(found), false, (rc, path, ctx, stat) -> {
       synchronized (this) {
         if (sentOn != handle) {
@@ -325,7 +396,7 @@ final class QueueWaiter implements SessionObserver {
           if (phase == Phase.ABANDONED) {
             Nodes.deleteInBackground(session, handle, nodePath(found));
           } else {
-            decide(children);
+            decide(snapshot);
           }
         } else {
           if (code == Code.OK) {
@@ -342,18 +413,21 @@ final class QueueWaiter implements SessionObserver {
 
   // ---- waiting ----------------------------------------------------------------------------
 
-  private void decide(List<String> children) {
-    List<String> ordered = LockNodes.sortedBySequence(children, layout.kinds());
-    int ours = ordered.indexOf(ourNode);
-    if (ours < 0) {
+  private void decide(QueueSnapshot snapshot) {
+    int ours = snapshot.indexOf(ourNode);
+    incarnation = snapshot.incarnation();
+    String floor = goneBelow();
+    if (ours < 0 || floor != null && sequence(ourNode).compareTo(floor) < 0) {
       // Our node is gone though the session lives (deleted by someone): queue again.
       send();
       return;
     }
+    // Nodes the listing still showed may be known to be gone since.
+    List<String> below = snapshot.between(floor == null ? 0 : snapshot.firstAtOrAbove(floor), ours);
     // The rule sees the whole listing; only a window of it is remembered for the wake-up.
-    String blocker = rule.blocker(ordered.subList(0, ours));
-    lower = new ArrayList<>(ordered.subList(Math.max(0, ours - WINDOW), ours));
-    lowerTruncated = ours > WINDOW;
+    String blocker = rule.blocker(below);
+    lower = new ArrayList<>(below.subList(Math.max(0, below.size() - WINDOW), below.size()));
+    truncatedBelow = below.size() > WINDOW ? sequence(lower.get(0)) : null;
     if (blocker == null) {
       granted();
     } else if (!mayWait) {
@@ -372,7 +446,7 @@ final class QueueWaiter implements SessionObserver {
    * it goes anyway (those further down may still be there).
    */
   private List<String> inTheWay(String blocker) {
-    if (lowerTruncated) {
+    if (truncatedBelow != null) {
       return List.of(blocker);
     }
     List<String> standing = new ArrayList<>(WATCHED + 1);
@@ -385,6 +459,9 @@ final class QueueWaiter implements SessionObserver {
   }
 
   private void watch(String blocker) {
+    if (phase != Phase.QUEUEING) {
+      return; // a retry that outlived the wait
+    }
     Session.Handle sentOn = handle;
     Watcher watcher = event -> onBlockerEvent(sentOn, blocker, event);
     watching.put(blocker, watcher);
@@ -427,8 +504,9 @@ final class QueueWaiter implements SessionObserver {
       return; // an earlier watch on the same node, from before a relisting
     }
     lower.remove(node);
+    forgetNodesKnownGone();
     String next = rule.blocker(lower);
-    if (next == null && !lowerTruncated && rule.grantsWithoutRelisting()) {
+    if (next == null && truncatedBelow == null && rule.grantsWithoutRelisting()) {
       granted();
     } else if (next == null || !watching.containsKey(next)) {
       watching.clear();
@@ -454,8 +532,37 @@ final class QueueWaiter implements SessionObserver {
     watching.clear();
   }
 
+  /**
+   * Drops from the window the nodes that a waiter of this session, holding with nothing below
+   * it, has since learnt to be gone; and the nodes below the window with them, if they were all
+   * lower than that.
+   */
+  private void forgetNodesKnownGone() {
+    String floor = goneBelow();
+    if (floor == null) {
+      return;
+    }
+    lower.removeIf(node -> sequence(node).compareTo(floor) < 0);
+    if (truncatedBelow != null && truncatedBelow.compareTo(floor) <= 0) {
+      truncatedBelow = null;
+    }
+  }
+
+  /** The sequence below which every node of our queue is known to be gone, or null. */
+  private String goneBelow() {
+    return learnsFloor && shared != null ? shared.goneBelow(incarnation) : null;
+  }
+
+  private String sequence(String node) {
+    return LockNodes.sequence(node, LockNodes.kindOf(node, layout.kinds()));
+  }
+
   private void granted() {
     watching.clear(); // every watched node is gone
+    if (learnsFloor && shared != null && lower.isEmpty() && truncatedBelow == null) {
+      // Nothing is below us and nothing can appear there: tell the waiters behind us.
+      shared.learnGoneBelow(incarnation, sequence(ourNode));
+    }
     if (lockDelayNanos > 0) {
       claim();
     } else {
@@ -468,6 +575,9 @@ final class QueueWaiter implements SessionObserver {
    * (the session answers in order, so the read sees the record as it was before ours).
    */
   private void claim() {
+    if (phase != Phase.QUEUEING) {
+      return; // a retry that outlived the wait
+    }
     Session.Handle sentOn = handle;
     byte[][] previous = new byte[1][];
     Code[] readCode = new Code[1];
@@ -535,6 +645,7 @@ final class QueueWaiter implements SessionObserver {
       return; // the session has not opened its new handle yet; connectionStateChanged will call
     }
     handle = current;
+    joinShared();
     send();
   }
 
