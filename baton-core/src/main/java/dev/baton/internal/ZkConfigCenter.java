@@ -131,32 +131,33 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public String get(String key, String defaultValue) {
-    String value = value(key);
-    return value == null ? defaultValue : value;
+    return typed(key, defaultValue, (k, value) -> value);
   }
 
   @Override
   public int getInt(String key, int defaultValue) {
-    String value = value(key);
-    return value == null ? defaultValue : ConfigValues.parseInt(key, value);
+    return typed(key, defaultValue, ConfigValues::parseInt);
   }
 
   @Override
   public long getLong(String key, long defaultValue) {
-    String value = value(key);
-    return value == null ? defaultValue : ConfigValues.parseLong(key, value);
+    return typed(key, defaultValue, ConfigValues::parseLong);
   }
 
   @Override
   public boolean getBoolean(String key, boolean defaultValue) {
-    String value = value(key);
-    return value == null ? defaultValue : ConfigValues.parseBoolean(key, value);
+    return typed(key, defaultValue, ConfigValues::parseBoolean);
   }
 
   @Override
   public Duration getDuration(String key, Duration defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseDuration);
+  }
+
+  /** The value of {@code key} parsed by {@code parse} (which names the key if it is malformed), or the default. */
+  private <T> T typed(String key, T defaultValue, java.util.function.BiFunction<String, String, T> parse) {
     String value = value(key);
-    return value == null ? defaultValue : ConfigValues.parseDuration(key, value);
+    return value == null ? defaultValue : parse.apply(key, value);
   }
 
   @Override
