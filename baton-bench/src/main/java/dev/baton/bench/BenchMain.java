@@ -35,7 +35,8 @@ import java.util.List;
  *
  * <p>Method: one standalone ZooKeeper 3.9.5 server (fsync on) in a JVM of its own, on loopback.
  * Each scenario runs several rounds; in a round every contender runs for a few seconds in turn
- * (after one untimed warm-up each), and each ratio to Curator is taken within the round, so a
+ * (after one untimed warm-up each, and after a JIT warm-up of every library before the first
+ * scenario: {@link JitWarmup}), and each ratio to Curator is taken within the round, so a
  * noisy neighbour slows both sides of a ratio alike. The table reports the median with the min and
  * max over rounds. Every cycle of every contender checks mutual exclusion in this process and the
  * run stops on a violation. For figures close to the baseline's, give this JVM a fixed heap
@@ -92,6 +93,7 @@ public final class BenchMain {
         BenchContext context = new BenchContext(options, server.host(), server.port(), System.err)) {
       context.progress("ZooKeeper server pid " + server.pid() + " at " + context.connectString()
           + "; " + options.rounds() + " rounds of " + options.window().toSeconds() + " s per contender");
+      JitWarmup.run(context, warmedLibraries(), options.jitWarmup());
       for (Scenario scenario : scenarios()) {
         if (options.selects(scenario.name())) {
           results.add(scenario.run(context));
@@ -183,6 +185,14 @@ public final class BenchMain {
     return scenarios;
   }
 
+  /** The libraries {@link JitWarmup} runs: Baton's and Curator's mutexes and the raw floor pattern. */
+  private static List<Contender> warmedLibraries() {
+    return List.of(
+        new Contender("baton", "Baton Mutex", Role.BATON, new BatonLibrary(), Sharing.PER_CLIENT),
+        new Contender("curator", "Curator InterProcessMutex", Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD),
+        floor("raw-c", "(c) raw: create+list together; delete not waited", PipelinedPattern.deleteNotWaited()));
+  }
+
   private static Contender recipe(String id, String label, Role role, Recipe recipe) {
     return role == Role.CURATOR
         ? new Contender(id, label, role, new CuratorLibrary(recipe), Sharing.PER_THREAD)
@@ -203,9 +213,10 @@ public final class BenchMain {
     Runtime rt = Runtime.getRuntime();
     return String.join("\n",
         "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback",
-        String.format("%d rounds x %d s per contender (warm-up %d s), interleaved; run took %.0f s; "
-                + "Java %s, %d cores, max heap %d MiB",
-            options.rounds(), options.window().toSeconds(), options.warmup().toSeconds(), seconds,
+        String.format("%d rounds x %d s per contender (warm-up %d s; JIT warm-up %d s per library first),"
+                + " interleaved; run took %.0f s; Java %s, %d cores, max heap %d MiB",
+            options.rounds(), options.window().toSeconds(), options.warmup().toSeconds(),
+            options.jitWarmup().toSeconds(), seconds,
             System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20),
         "ratio > 1 means Baton is better (Baton/Curator for rates, Curator/Baton for times and request counts);",
         "figures are medians over rounds; ratios are taken within each round: median [min-max].");

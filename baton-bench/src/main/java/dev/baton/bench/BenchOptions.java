@@ -11,6 +11,8 @@ import java.util.regex.Pattern;
  * @param rounds timed rounds per scenario; every ratio is taken within a round
  * @param window how long each contender runs in a round
  * @param warmup untimed run of each contender before the first round
+ * @param jitWarmup untimed uncontended cycles of each lock library, before any scenario, so that the
+ *     first scenario measures compiled code (see {@link JitWarmup})
  * @param sharedCap how long the 500-waiter run may take before it is stopped and reported as capped
  * @param sharedCuratorRuns how many rounds run Curator's shared-object 500-waiter case (about 20 s each)
  * @param requestCycles cycles counted on the server for requests per cycle
@@ -22,6 +24,7 @@ public record BenchOptions(
     int rounds,
     Duration window,
     Duration warmup,
+    Duration jitWarmup,
     Duration sharedCap,
     int sharedCuratorRuns,
     int requestCycles,
@@ -38,6 +41,7 @@ public record BenchOptions(
       "  --rounds N            timed rounds per scenario",
       "  --seconds S           seconds each contender runs in a round",
       "  --warmup S            untimed seconds per contender before the first round",
+      "  --jit-warmup S        untimed seconds of uncontended cycles per library before any scenario (default 10)",
       "  --shared-cap S        stop the 500-waiter run after S seconds and report it capped (default 60)",
       "  --shared-curator-runs N  rounds that run Curator's shared-object 500-waiter case (~20 s each)",
       "  --request-cycles N    cycles counted on the server for requests per cycle (default 2000)",
@@ -54,6 +58,7 @@ public record BenchOptions(
     int rounds = quick ? 3 : 6;
     long seconds = quick ? 2 : 4;
     long warmup = quick ? 1 : 2;
+    long jitWarmup = 10;
     long sharedCap = 60;
     Integer sharedCuratorRuns = null;
     int requestCycles = 2_000;
@@ -66,6 +71,7 @@ public record BenchOptions(
         case "--rounds" -> rounds = positiveInt(arg, value(args, ++i, arg));
         case "--seconds" -> seconds = positiveInt(arg, value(args, ++i, arg));
         case "--warmup" -> warmup = nonNegativeInt(arg, value(args, ++i, arg));
+        case "--jit-warmup" -> jitWarmup = nonNegativeInt(arg, value(args, ++i, arg));
         case "--shared-cap" -> sharedCap = positiveInt(arg, value(args, ++i, arg));
         case "--shared-curator-runs" -> sharedCuratorRuns = nonNegativeInt(arg, value(args, ++i, arg));
         case "--request-cycles" -> requestCycles = positiveInt(arg, value(args, ++i, arg));
@@ -77,7 +83,8 @@ public record BenchOptions(
     // Curator's shared-object case takes about 20 s a run: once is enough for a quick look.
     int curatorRuns = sharedCuratorRuns != null ? sharedCuratorRuns : quick ? 1 : rounds;
     return new BenchOptions(quick, rounds, Duration.ofSeconds(seconds), Duration.ofSeconds(warmup),
-        Duration.ofSeconds(sharedCap), Math.min(curatorRuns, rounds), requestCycles, only, out);
+        Duration.ofSeconds(jitWarmup), Duration.ofSeconds(sharedCap), Math.min(curatorRuns, rounds), requestCycles,
+        only, out);
   }
 
   boolean selects(String scenario) {
