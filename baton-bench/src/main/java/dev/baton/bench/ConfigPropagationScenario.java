@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import dev.baton.ConfigCenter;
+import dev.baton.ConfigListener;
 import dev.baton.bench.lock.Role;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,6 +18,13 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * {@code config-propagation-20}: how fast a config change reaches 20 caches. One writer session
@@ -26,12 +34,13 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * is Curator / Baton; the main figure is the p50 of a round's samples, p99 beside it.
  *
  * <p>Baton: {@link ConfigCenter} for the writer ({@code set}, one {@code setData} on the version
- * its own copy holds) and for each reader, listeners on the client's event thread (its default).
+ * its own copy holds) and for each reader, listeners on the client's event executor (its default,
+ * one thread hand-off after ZooKeeper's event thread; a reference side runs them on ZooKeeper's).
  * Curator: {@code CuratorFramework.setData()} for the writer, a {@code CuratorCache} per reader,
  * listeners as it calls them by default (on ZooKeeper's event thread). Both caches rest on one
  * persistent recursive watch and read the changed node. Baton's writer keeps a copy too, but it
  * learns its own writes from their replies and reads nothing, so both sides cost the server the
- * same requests. The two sides alternate window by window on one server, each window with fresh
+ * same requests. The sides alternate window by window on one server, each window with fresh
  * sessions and a fresh path.
  */
 final class ConfigPropagationScenario implements Scenario {
@@ -42,11 +51,25 @@ final class ConfigPropagationScenario implements Scenario {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String KEY = "feature/flag";
 
-  private record Side(String id, String label, Role role) {}
+  /** Which writer and caches a side runs. */
+  private enum Kind { BATON, BATON_DIRECT, CURATOR, RAW }
 
+  private record Side(String id, String label, Role role, Kind kind) {}
+
+  /**
+   * Baton's default runs each listener on the client's own event executor, one thread hand-off
+   * after ZooKeeper's event thread, so that no listener can hold up lease notices and grants; the
+   * reference side shows what that hand-off costs, with the listener where Curator calls its own.
+   * The floor is what any watch-based cache must do: a persistent recursive watch, and a read of
+   * each changed node, since a watch event carries no data.
+   */
   private static final List<Side> SIDES = List.of(
-      new Side("baton", "Baton ConfigCenter", Role.BATON),
-      new Side("curator", "Curator CuratorCache", Role.CURATOR));
+      new Side("baton", "Baton ConfigCenter", Role.BATON, Kind.BATON),
+      new Side("curator", "Curator CuratorCache", Role.CURATOR, Kind.CURATOR),
+      new Side("baton-direct", "reference: Baton ConfigCenter, listener on ZooKeeper's event thread (Runnable::run)",
+          Role.REFERENCE, Kind.BATON_DIRECT),
+      new Side("raw", "(f) raw: persistent recursive watch per reader, getData on each change, setData",
+          Role.FLOOR, Kind.RAW));
 
   /** One library's writer and caches: the two sides differ only here. */
   private interface Caches extends AutoCloseable {
@@ -105,13 +128,17 @@ final class ConfigPropagationScenario implements Scenario {
       p99.add(new Series(side.label() + " p99", side.role(), options.rounds()));
     }
     result.compare("p99", p99.get(0), p99.get(1));
+    result.compare("p99, reference (listener on ZooKeeper's event thread)", p99.get(2), p99.get(1));
     if (!options.warmup().isZero()) {
       context.progress(NAME + ": warm-up, " + options.warmup().toSeconds() + " s each");
       for (Side side : SIDES) {
         updates(side, context, context.freshPath(NAME, side.id(), "warmup"), options.warmup());
       }
     }
-    List<Double[]> lastOfAll = List.of(new Double[options.rounds()], new Double[options.rounds()]);
+    List<Double[]> lastOfAll = new ArrayList<>();
+    for (int i = 0; i < SIDES.size(); i++) {
+      lastOfAll.add(new Double[options.rounds()]);
+    }
     for (int round = 0; round < options.rounds(); round++) {
       StringBuilder line = new StringBuilder(NAME + " round " + (round + 1) + "/" + options.rounds() + ":");
       for (int k = 0; k < SIDES.size(); k++) {
@@ -133,9 +160,11 @@ final class ConfigPropagationScenario implements Scenario {
     }
     Spread batonLast = Spread.ofOrNull(Arrays.asList(lastOfAll.get(0)));
     Spread curatorLast = Spread.ofOrNull(Arrays.asList(lastOfAll.get(1)));
-    if (batonLast != null && curatorLast != null) {
+    Spread directLast = Spread.ofOrNull(Arrays.asList(lastOfAll.get(2)));
+    if (batonLast != null && curatorLast != null && directLast != null) {
       result.note(String.format(Locale.ROOT, "until the last of the %d caches heard an update (p50 over updates):"
-          + " Baton %,.0f us, Curator %,.0f us", READERS, batonLast.median(), curatorLast.median()));
+          + " Baton %,.0f us, Curator %,.0f us, Baton with the listener on ZooKeeper's event thread %,.0f us",
+          READERS, batonLast.median(), curatorLast.median(), directLast.median()));
     }
     result.note("requests per update (median; \"requests/cycle\" in the details): Baton " + requests(p50.get(0))
         + ", Curator " + requests(p50.get(1)) + " (the write, then one read per reader's cache; Baton's writer"
@@ -160,9 +189,12 @@ final class ConfigPropagationScenario implements Scenario {
 
   private static Run updates(Side side, BenchContext context, String path, Duration window) throws Exception {
     Board board = new Board();
-    try (Caches caches = side.role() == Role.BATON
-        ? new BatonCaches(context.connectString(), path, board)
-        : new CuratorCaches(context.connectString(), path, board)) {
+    try (Caches caches = switch (side.kind()) {
+      case BATON -> new BatonCaches(context.connectString(), path, board, false);
+      case BATON_DIRECT -> new BatonCaches(context.connectString(), path, board, true);
+      case CURATOR -> new CuratorCaches(context.connectString(), path, board);
+      case RAW -> new RawCaches(context.connectString(), path, board);
+    }) {
       long seq = 0;
       update(caches, board, ++seq, side); // every cache has the key before timing starts
       long readingCost = readingCost(context);
@@ -222,17 +254,22 @@ final class ConfigPropagationScenario implements Scenario {
     private final List<Baton> clients = new ArrayList<>();
     private final ConfigCenter writer;
 
-    BatonCaches(String connectString, String path, Board board) {
+    BatonCaches(String connectString, String path, Board board, boolean direct) {
       try {
         writer = client(connectString).config(path);
         for (int i = 0; i < READERS; i++) {
           int reader = i;
           ConfigCenter cache = client(connectString).config(path);
-          cache.addListener((key, oldValue, newValue) -> {
+          ConfigListener listener = (key, oldValue, newValue) -> {
             if (key.equals(KEY)) {
               board.heard(reader, newValue);
             }
-          });
+          };
+          if (direct) {
+            cache.addListener(listener, Runnable::run);
+          } else {
+            cache.addListener(listener);
+          }
         }
       } catch (RuntimeException e) {
         close();
@@ -313,6 +350,70 @@ final class ConfigPropagationScenario implements Scenario {
     public void close() {
       caches.forEach(CuratorCache::close);
       clients.forEach(CuratorFramework::close);
+    }
+  }
+
+  /** The floor: plain ZooKeeper clients, each reader one persistent recursive watch and a read per change. */
+  private static final class RawCaches implements Caches {
+    private final List<ZooKeeper> clients = new ArrayList<>();
+    private final ZooKeeper writer;
+    private final String keyPath;
+
+    RawCaches(String connectString, String path, Board board) throws Exception {
+      keyPath = path + "/" + KEY;
+      try {
+        writer = client(connectString);
+        writer.create(path + "/feature", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        writer.create(keyPath, "0".getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
+        for (int i = 0; i < READERS; i++) {
+          int reader = i;
+          ZooKeeper zk = client(connectString);
+          AsyncCallback.DataCallback told = (rc, nodePath, ctx, data, stat) -> {
+            if (rc == KeeperException.Code.OK.intValue()) {
+              board.heard(reader, new String(data, StandardCharsets.UTF_8));
+            }
+          };
+          zk.addWatch(path, event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDataChanged && keyPath.equals(event.getPath())) {
+              zk.getData(keyPath, false, told, null);
+            }
+          }, AddWatchMode.PERSISTENT_RECURSIVE);
+        }
+      } catch (Exception e) {
+        close();
+        throw e;
+      }
+    }
+
+    private ZooKeeper client(String connectString) throws Exception {
+      CountDownLatch connected = new CountDownLatch(1);
+      ZooKeeper zk = new ZooKeeper(connectString, 30_000, event -> {
+        if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+          connected.countDown();
+        }
+      });
+      clients.add(zk);
+      if (!connected.await(15, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("a raw ZooKeeper client could not connect to " + connectString + " within 15 s");
+      }
+      return zk;
+    }
+
+    @Override
+    public void write(String value) throws Exception {
+      writer.setData(keyPath, value.getBytes(StandardCharsets.UTF_8), -1);
+    }
+
+    @Override
+    public void close() {
+      for (ZooKeeper zk : clients) {
+        try {
+          zk.close();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 }

@@ -252,7 +252,7 @@ final class Report {
     if (floors.isEmpty()) {
       return NONE;
     }
-    if (!r.higherIsBetter() && floors.size() == 1) {
+    if (r.unit().startsWith("requests")) {
       // A count's floor is a control value, not a ratio.
       return "control " + figure(floors.get(0), r);
     }
