@@ -28,8 +28,8 @@ import java.util.List;
  *
  * <pre>
  * ./mvnw -q -pl baton-bench -am package -DskipTests
- * java -jar baton-bench/target/baton-bench.jar --quick     # about 2 minutes
- * java -jar baton-bench/target/baton-bench.jar             # about 10 minutes
+ * java -jar baton-bench/target/baton-bench.jar --quick     # about 6 minutes
+ * java -jar baton-bench/target/baton-bench.jar             # 6 rounds of 4 s: several times longer
  * java -jar baton-bench/target/baton-bench.jar --help
  * </pre>
  *

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * The harness's settings. {@code --quick} (about 2 minutes) and the default (about 10) differ
+ * The harness's settings. {@code --quick} (about 6 minutes on 2 cores) and the default differ
  * only in rounds and window lengths; each can be overridden.
  *
  * @param rounds timed rounds per scenario; every ratio is taken within a round
@@ -37,7 +37,7 @@ public record BenchOptions(
       "Runs Baton and Apache Curator interleaved against one ZooKeeper server started in its own JVM,",
       "and writes a table (stdout), results.json and results.png.",
       "",
-      "  --quick               about 2 minutes: 3 rounds of 2 s (default: about 10 minutes, 6 rounds of 4 s)",
+      "  --quick               about 6 minutes on 2 cores: 3 rounds of 2 s (default: 6 rounds of 4 s)",
       "  --rounds N            timed rounds per scenario",
       "  --seconds S           seconds each contender runs in a round",
       "  --warmup S            untimed seconds per contender before the first round",
