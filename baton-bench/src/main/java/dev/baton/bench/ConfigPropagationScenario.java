@@ -71,7 +71,7 @@ final class ConfigPropagationScenario implements Scenario {
       new Side("raw", "(f) raw: persistent recursive watch per reader, getData on each change, setData",
           Role.FLOOR, Kind.RAW));
 
-  /** One library's writer and caches: the two sides differ only here. */
+  /** One side's writer and caches: the sides differ only here. */
   private interface Caches extends AutoCloseable {
     /** Sends the write of {@code value} and waits for its reply. */
     void write(String value) throws Exception;
