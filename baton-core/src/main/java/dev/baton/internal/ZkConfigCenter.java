@@ -9,38 +9,22 @@ import dev.baton.ConfigKeyMissingException;
 import dev.baton.ConfigListener;
 import dev.baton.ConfigOptions;
 import dev.baton.ConfigSource;
-import dev.baton.ConnectionException;
-import dev.baton.NotAuthorizedException;
-import dev.baton.OutcomeUnknownException;
-import dev.baton.RetryPolicy;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The config center: reads from the {@link ConfigTree} that {@link ConfigSync} keeps, writes as
- * single requests whose replies update that copy on their way (read-your-writes), the snapshot
- * file, the listeners. See {@link ConfigCenter} for the contract.
+ * The config center: reads from the {@link ConfigTree} that {@link ConfigSync} keeps; writes as
+ * single requests ({@link ConfigRequests}, each call a {@link ConfigWrite}) whose replies update
+ * that copy on their way (read-your-writes); the snapshot file ({@link ConfigSnapshotWriter}); the
+ * listeners. See {@link ConfigCenter} for the contract.
  *
  * <p>Why every write knows the version it writes on, even {@link #update}, which replaces any
  * value: ZooKeeper cannot tell a client a container from a persistent node, so the only way to
@@ -50,22 +34,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   private static final Logger log = LoggerFactory.getLogger(ZkConfigCenter.class);
-  // How often a write may find its folders missing in a row (removed as empty containers
-  // meanwhile) before it gives up; each round is a create that certainly did nothing.
-  private static final int MAX_STRUCTURE_ROUNDS = 10;
-
   private final Session session;
   private final String prefix;
   private final String serverPrefix;
   private final Path snapshotFile;
-  private final int maxPacket;
   private final ConfigTree tree = new ConfigTree();
   private final ConfigListeners listeners = new ConfigListeners();
   private final ConfigSync sync;
-  private final AtomicBoolean snapshotWriteQueued = new AtomicBoolean();
-  private final Object snapshotFileLock = new Object();
-  private long snapshotsTaken; // guarded by the sync's lock
-  private long snapshotWritten; // guarded by snapshotFileLock
+  private final ConfigRequests requests;
+  /** Null without a snapshot file. */
+  private final ConfigSnapshotWriter snapshots;
   private volatile ConfigSource source = ConfigSource.NONE;
   private volatile boolean closed;
 
@@ -74,9 +52,14 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     this.prefix = prefix;
     this.serverPrefix = session.settings().onServer(prefix);
     this.snapshotFile = options.snapshotFile();
-    // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
-    this.maxPacket = NodeSizes.maxPacket(session.settings());
     this.sync = new ConfigSync(session, serverPrefix, tree, this);
+    // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
+    this.requests = new ConfigRequests(session, sync, prefix, NodeSizes.maxPacket(session.settings()), () -> {
+      checkNotClosed();
+      session.checkOpen();
+    });
+    this.snapshots = snapshotFile == null ? null
+        : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
   }
 
   /**
@@ -185,9 +168,9 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public ConfigEntry create(String key, String value) {
-    Write write = new Write(key, value, "create");
+    ConfigWrite write = new ConfigWrite(requests, key, value, "create");
     for (int round = 1; ; round++) {
-      Reply reply = write.send(h -> create(h, key, write.data, write.acl));
+      ConfigRequests.Reply reply = write.send(h -> requests.create(h, key, write.data, write.acl));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -214,7 +197,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public ConfigEntry update(String key, String value) {
-    Write write = new Write(key, value, "update");
+    ConfigWrite write = new ConfigWrite(requests, key, value, "update");
     ConfigTree.Node known = tree.node(key);
     while (true) {
       if (known == null) {
@@ -224,7 +207,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
         throw missing(key);
       }
       int version = known.version();
-      Reply reply = write.send(h -> setData(h, key, write.data, version));
+      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, version));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -244,15 +227,15 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public ConfigEntry set(String key, String value) {
-    Write write = new Write(key, value, "set");
+    ConfigWrite write = new ConfigWrite(requests, key, value, "set");
     ConfigTree.Node known = tree.node(key);
     for (int round = 1; ; round++) {
       if (known != null && !known.isKey()) {
         throw exists(key);
       }
       ConfigTree.Node on = known;
-      Reply reply = write.send(h -> on == null ? create(h, key, write.data, write.acl)
-          : setData(h, key, write.data, on.version()));
+      ConfigRequests.Reply reply = write.send(h -> on == null ? requests.create(h, key, write.data, write.acl)
+          : requests.setData(h, key, write.data, on.version()));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -279,10 +262,10 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   @Override
   public boolean compareAndSet(String key, int expectedVersion, String value) {
     checkVersion(expectedVersion);
-    Write write = new Write(key, value, "compare-and-set");
+    ConfigWrite write = new ConfigWrite(requests, key, value, "compare-and-set");
     long czxid = czxidAt(key, expectedVersion);
     while (true) {
-      Reply reply = write.send(h -> setData(h, key, write.data, expectedVersion));
+      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, expectedVersion));
       switch (reply.code()) {
         case OK -> {
           return true;
@@ -310,7 +293,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public boolean delete(String key) {
-    Write write = new Write(key, null, "delete");
+    ConfigWrite write = new ConfigWrite(requests, key, null, "delete");
     ConfigTree.Node known = tree.node(key);
     while (true) {
       if (known == null) {
@@ -324,7 +307,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
         return false; // a folder: no such key
       }
       int version = known.version();
-      Reply reply = write.send(h -> delete(h, key, version));
+      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, version));
       switch (reply.code()) {
         case OK -> {
           return true;
@@ -345,10 +328,10 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   @Override
   public boolean deleteIfVersion(String key, int expectedVersion) {
     checkVersion(expectedVersion);
-    Write write = new Write(key, null, "delete");
+    ConfigWrite write = new ConfigWrite(requests, key, null, "delete");
     long czxid = czxidAt(key, expectedVersion);
     while (true) {
-      Reply reply = write.send(h -> delete(h, key, expectedVersion));
+      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, expectedVersion));
       switch (reply.code()) {
         case OK -> {
           return true;
@@ -389,7 +372,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   }
 
   private String clientPath(String key) {
-    return Paths.join(prefix, key);
+    return requests.clientPath(key);
   }
 
   private ConfigKeyExistsException exists(String key) {
@@ -416,370 +399,21 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
         + " delete those first. Nothing was deleted");
   }
 
-  // ---- requests -------------------------------------------------------------------------------
-
-  /** The answer to one request: ZooKeeper's code, and the node's stat where the request gives one. */
-  private record Reply(Code code, Stat stat, ConfigTree.Node node) {}
-
-  /** One request on a handle. */
-  @FunctionalInterface
-  private interface Request {
-    CompletableFuture<Reply> send(Session.Handle handle);
-  }
-
-  // Each reply's fact is applied to the local copy in its callback, on the handle's event
-  // thread, before the caller sees the reply: in order with the watch's events, and in the copy
-  // by the time the write returns.
-
-  private CompletableFuture<Reply> create(Session.Handle handle, String key, byte[] data, List<ACL> acl) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    sync.ownWriteStarted(key);
-    try {
-      handle.zk().create(sync.pathOf(key), data, acl, CreateMode.PERSISTENT, (rc, path, ctx, name, stat) -> {
-        Code code = Code.get(rc);
-        if (code == Code.OK) {
-          sync.nodeSeen(handle, key, data, stat);
-        }
-        sync.ownWriteEnded(handle, key, code == Code.OK ? stat : null);
-        reply.complete(new Reply(code, stat, null));
-      }, null);
-    } catch (RuntimeException e) {
-      sync.ownWriteEnded(handle, key, null);
-      throw e;
-    }
-    return reply;
-  }
-
-  private CompletableFuture<Reply> setData(Session.Handle handle, String key, byte[] data, int version) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    sync.ownWriteStarted(key);
-    try {
-      handle.zk().setData(sync.pathOf(key), data, version, (rc, path, ctx, stat) -> {
-        Code code = Code.get(rc);
-        if (code == Code.OK) {
-          sync.nodeSeen(handle, key, data, stat);
-        } else if (code == Code.NONODE) {
-          sync.nodeAbsent(handle, key);
-        }
-        sync.ownWriteEnded(handle, key, code == Code.OK ? stat : null);
-        reply.complete(new Reply(code, stat, null));
-      }, null);
-    } catch (RuntimeException e) {
-      sync.ownWriteEnded(handle, key, null);
-      throw e;
-    }
-    return reply;
-  }
-
-  private CompletableFuture<Reply> delete(Session.Handle handle, String key, int version) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    handle.zk().delete(sync.pathOf(key), version, (rc, path, ctx) -> {
-      Code code = Code.get(rc);
-      if (code == Code.OK || code == Code.NONODE) {
-        sync.nodeAbsent(handle, key);
-      }
-      reply.complete(new Reply(code, null, null));
-    }, null);
-    return reply;
-  }
-
-  private CompletableFuture<Reply> getData(Session.Handle handle, String key) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    handle.zk().getData(sync.pathOf(key), false, (rc, path, ctx, data, stat) -> {
-      Code code = Code.get(rc);
-      ConfigTree.Node node = null;
-      if (code == Code.OK) {
-        sync.nodeSeen(handle, key, data, stat);
-        node = ConfigTree.Node.of(data, stat);
-      } else if (code == Code.NONODE) {
-        sync.nodeAbsent(handle, key);
-      }
-      reply.complete(new Reply(code, stat, node));
-    }, null);
-    return reply;
-  }
-
-  /** Creates the missing folders of {@code key}: container nodes without data. */
-  private CompletableFuture<Reply> createFolders(Session.Handle handle, String key) {
-    String serverPath = sync.pathOf(key);
-    List<String> ancestors = new ArrayList<>();
-    for (int slash = serverPath.indexOf('/', 1); slash > 0; slash = serverPath.indexOf('/', slash + 1)) {
-      ancestors.add(serverPath.substring(0, slash));
-    }
-    CompletableFuture<Reply> done = new CompletableFuture<>();
-    Code[] firstError = new Code[1];
-    // Pipelined: the session answers in order, so the last reply means all are done.
-    for (int i = 0; i < ancestors.size(); i++) {
-      boolean last = i == ancestors.size() - 1;
-      String folder = ancestors.get(i);
-      handle.zk().create(folder, null, session.settings().aclFor(folder), CreateMode.CONTAINER,
-          (rc, path, ctx, name) -> {
-            Code code = Code.get(rc);
-            if (code != Code.OK && code != Code.NODEEXISTS && firstError[0] == null) {
-              firstError[0] = code;
-            }
-            if (last) {
-              done.complete(new Reply(firstError[0] == null ? Code.OK : firstError[0], null, null));
-            }
-          }, null);
-    }
-    if (ancestors.isEmpty()) {
-      done.complete(new Reply(Code.OK, null, null));
-    }
-    return done;
-  }
-
-  /**
-   * One write call: waits for the connection before each request, counts lost replies against
-   * the retry policy, and knows whether a request of it may have been applied.
-   */
-  private final class Write {
-    final String key;
-    final String path;
-    final String what;
-    final byte[] data;
-    final List<ACL> acl;
-    final RetryPolicy policy = session.settings().retryPolicy();
-    /** A request of this call was sent and its reply lost: it may have been applied. */
-    boolean replyLost;
-    int failures;
-
-    /** A write of {@code value}, or a delete if {@code what} is "delete". */
-    Write(String key, String value, String what) {
-      checkNotClosed();
-      session.checkOpen();
-      ConfigValues.validateKey(prefix, key);
-      if (!what.equals("delete")) {
-        Objects.requireNonNull(value, "value must not be null");
-      }
-      this.key = key;
-      this.path = clientPath(key);
-      this.what = what;
-      String serverPath = sync.pathOf(key);
-      if (value == null) {
-        this.data = null;
-        this.acl = null;
-      } else {
-        this.data = ConfigValues.encode(value);
-        this.acl = session.settings().aclFor(serverPath);
-        ConfigValues.checkSize(key, path, data, NodeSizes.maxCreateData(serverPath, acl, maxPacket), maxPacket);
-      }
-    }
-
-    /** Sends a request once connected, and waits for its reply. */
-    Reply send(Request request) {
-      awaitConnection();
-      try {
-        return await(request.send(session.handle()));
-      } catch (RuntimeException e) {
-        throw Errors.translate(e, path);
-      }
-    }
-
-    /** Reads the node, retrying while the connection is down; empty if it is absent. */
-    Optional<ConfigTree.Node> read() {
-      while (true) {
-        Reply reply = send(handle -> getData(handle, key));
-        switch (reply.code()) {
-          case OK -> {
-            return Optional.of(reply.node());
-          }
-          case NONODE -> {
-            return Optional.empty();
-          }
-          default -> {
-            if (!isConnectionProblem(reply.code())) {
-              throw refused(reply.code());
-            }
-            pauseAfterFailure(reply.code());
-          }
-        }
-      }
-    }
-
-    /** {@link #read} after a lost reply: if the retry policy gives up, the outcome is unknown. */
-    Optional<ConfigTree.Node> readAfterLoss() {
-      try {
-        return read();
-      } catch (ConnectionException e) {
-        if (e instanceof OutcomeUnknownException unknown) {
-          throw unknown;
-        }
-        throw outcomeUnknown("the connection did not come back in time to read the key again", e);
-      }
-    }
-
-    /**
-     * Returns if {@code code} is a lost connection (the request may have been applied), after the
-     * retry policy's pause; throws the translated error otherwise, or when the policy gives up.
-     */
-    void failUnlessLost(Code code) {
-      if (!isConnectionProblem(code)) {
-        throw refused(code);
-      }
-      replyLost = true;
-      pauseAfterFailure(code);
-    }
-
-    void createFolders(int round) {
-      if (round >= MAX_STRUCTURE_ROUNDS) {
-        throw new BatonException("Cannot " + what + " config key '" + key + "': its folders under " + prefix
-            + " keep disappearing (removed as empty containers while this write made them)");
-      }
-      while (true) {
-        Reply reply = send(handle -> ZkConfigCenter.this.createFolders(handle, key));
-        if (reply.code() == Code.OK) {
-          return;
-        }
-        if (!isConnectionProblem(reply.code())) {
-          throw refused(reply.code());
-        }
-        pauseAfterFailure(reply.code()); // creating folders is safe to repeat
-      }
-    }
-
-    private void pauseAfterFailure(Code code) {
-      failures++;
-      if (failures > policy.maxRetries()) {
-        KeeperException cause = KeeperException.create(code, path);
-        if (replyLost) {
-          throw outcomeUnknown("the retry policy gave up", cause);
-        }
-        throw new ConnectionException("Connection to ZooKeeper lost during a " + what + " of config key '"
-            + key + "' at " + path + "; the retry policy gave up, and nothing was written", cause);
-      }
-      pause(policy.delayBefore(failures).toNanos());
-    }
-
-    private void awaitConnection() {
-      for (int attempt = 1; !session.state().isConnected(); attempt++) {
-        checkNotClosed();
-        session.checkOpen();
-        if (attempt > policy.maxRetries()) {
-          String message = "Not connected to ZooKeeper at " + session.settings().connectString()
-              + "; the retry policy gave up waiting to " + what + " config key '" + key + "' at " + path;
-          if (replyLost) {
-            throw outcomeUnknown("the connection did not come back in time", null);
-          }
-          throw new ConnectionException(message + ". Nothing was written");
-        }
-        pause(policy.delayBefore(attempt).toNanos());
-      }
-      checkNotClosed();
-      session.checkOpen();
-    }
-
-    private void pause(long nanos) {
-      try {
-        TimeUnit.NANOSECONDS.sleep(Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(1)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw interrupted(e);
-      }
-    }
-
-    private Reply await(CompletableFuture<Reply> reply) {
-      try {
-        while (true) {
-          try {
-            return reply.get(1, TimeUnit.SECONDS);
-          } catch (TimeoutException e) {
-            // ZooKeeper answers every request, with connection loss at worst; only a closing
-            // client could leave one unanswered.
-            session.checkOpen();
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw interrupted(e);
-      } catch (ExecutionException e) {
-        throw Errors.translate(e.getCause(), path);
-      }
-    }
-
-    private RuntimeException refused(Code code) {
-      if (code == Code.NOAUTH) {
-        return new NotAuthorizedException(path, KeeperException.create(code, path));
-      }
-      return Errors.translate(KeeperException.create(code, path), path);
-    }
-
-    OutcomeUnknownException outcomeUnknown(String why) {
-      return outcomeUnknown(why, null);
-    }
-
-    OutcomeUnknownException outcomeUnknown(String why, Throwable cause) {
-      return new OutcomeUnknownException(path, "Connection to ZooKeeper lost during a " + what
-          + " of config key '" + key + "' at " + path + ", and " + why + ": it may or may not have been"
-          + " applied, and was not sent again. Read the key to decide.", cause);
-    }
-
-    private BatonInterruptedException interrupted(InterruptedException e) {
-      return new BatonInterruptedException("Interrupted during a " + what + " of config key '" + key + "' at "
-          + path + "; a request on its way may or may not have been applied", e);
-    }
-  }
-
-  private static boolean isConnectionProblem(Code code) {
-    return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
-        || code == Code.SESSIONMOVED;
-  }
-
   // ---- the local copy's changes (called under the sync's lock, in order) -------------------
 
   @Override
   public void changed(List<ConfigTree.Change> changes) {
     listeners.deliver(changes);
-    if (sync.isSynced()) {
-      queueSnapshotWrite();
+    if (snapshots != null && sync.isSynced()) {
+      snapshots.queue();
     }
   }
 
   @Override
   public void synced() {
     source = ConfigSource.ENSEMBLE;
-    queueSnapshotWrite();
-  }
-
-  /** Writes the snapshot file soon, on the event executor; changes meanwhile join the same write. */
-  private void queueSnapshotWrite() {
-    if (snapshotFile == null || closed || !snapshotWriteQueued.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      session.eventExecutor().execute(this::writeSnapshot);
-    } catch (RejectedExecutionException e) {
-      snapshotWriteQueued.set(false);
-    }
-  }
-
-  /**
-   * Writes the copy as it is now. The copy is taken under the sync's lock and written under the
-   * file's, never holding both (an executor that runs tasks at once runs this under the sync's
-   * lock); a copy older than the one last written is dropped.
-   */
-  private void writeSnapshot() {
-    snapshotWriteQueued.set(false); // a change from now on queues another write
-    Map<String, ConfigTree.Node> keys;
-    long taken;
-    synchronized (sync) {
-      if (!sync.isSynced()) {
-        return; // loading again: the end of the load writes
-      }
-      keys = tree.keys();
-      taken = ++snapshotsTaken;
-    }
-    synchronized (snapshotFileLock) {
-      if (taken < snapshotWritten) {
-        return;
-      }
-      try {
-        ConfigSnapshotFile.write(snapshotFile, serverPrefix, keys);
-        snapshotWritten = taken;
-      } catch (IOException | RuntimeException e) {
-        log.warn("Cannot write the config snapshot file {}: {}; the file keeps older values", snapshotFile,
-            e.toString());
-      }
+    if (snapshots != null) {
+      snapshots.queue();
     }
   }
 
@@ -835,8 +469,8 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     if (closed) {
       return;
     }
-    if (snapshotFile != null && sync.isSynced()) {
-      writeSnapshot(); // the latest state, even if a queued write has not run yet
+    if (snapshots != null) {
+      snapshots.close();
     }
     closed = true;
     listeners.clear();
