@@ -47,24 +47,13 @@ class CounterTest {
   private static HelperZk raw;
   private static Baton baton;
 
-  /** Read by the server once, when it starts; how often it removes empty container nodes. */
-  private static final String CONTAINER_CHECK = "znode.container.checkIntervalMs";
 
   @BeforeAll
   static void startCluster() throws Exception {
     // Empty containers are removed within 100 ms instead of a minute, so a test can see the
-    // counter's parents go. Set only while this class's server starts (see CuratorInteropTest).
-    String previous = System.getProperty(CONTAINER_CHECK);
-    System.setProperty(CONTAINER_CHECK, "100");
-    try {
-      cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
-    } finally {
-      if (previous == null) {
-        System.clearProperty(CONTAINER_CHECK);
-      } else {
-        System.setProperty(CONTAINER_CHECK, previous);
-      }
-    }
+    // counter's parents go.
+    cluster = TestCluster.builder().standalone().emptyContainersCheckedEvery(Duration.ofMillis(100))
+        .property("maxSessionTimeout", "30000").start();
     raw = HelperZk.connect(cluster.connectString());
     baton = client(cluster.connectString());
   }

@@ -44,26 +44,14 @@ class CuratorInteropTest {
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
-  /** Read by the server once, when it starts; how often it removes empty container nodes. */
-  private static final String CONTAINER_CHECK = "znode.container.checkIntervalMs";
 
   @BeforeAll
   static void startCluster() throws Exception {
     // Empty containers (lock paths) are removed within 100 ms instead of a minute, so the tests
-    // see lock paths vanish and come back while clients queue on them. Set only while this
-    // class's server starts, so other test classes in the JVM keep the default.
-    String previous = System.getProperty(CONTAINER_CHECK);
-    System.setProperty(CONTAINER_CHECK, "100");
-    try {
-      // Sessions of 10 s, so a busy 2-core machine never expires a session during a run.
-      cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "20000").start();
-    } finally {
-      if (previous == null) {
-        System.clearProperty(CONTAINER_CHECK);
-      } else {
-        System.setProperty(CONTAINER_CHECK, previous);
-      }
-    }
+    // see lock paths vanish and come back while clients queue on them.
+    // Sessions of 10 s, so a busy 2-core machine never expires a session during a run.
+    cluster = TestCluster.builder().standalone().emptyContainersCheckedEvery(Duration.ofMillis(100))
+        .property("maxSessionTimeout", "20000").start();
     raw = HelperZk.connect(cluster.connectString());
   }
 

@@ -26,8 +26,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QueueFaultTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  /** Read by the server once, when it starts; how often it removes empty container nodes. */
-  private static final String CONTAINER_CHECK = "znode.container.checkIntervalMs";
 
   private static TestCluster cluster;
   private static HelperZk raw;
@@ -35,18 +33,9 @@ class QueueFaultTest {
   @BeforeAll
   static void startCluster() throws Exception {
     // Empty containers go within 100 ms instead of a minute, so a drained queue's path vanishes
-    // while a consumer waits on it. Set only while this class's server starts.
-    String previous = System.getProperty(CONTAINER_CHECK);
-    System.setProperty(CONTAINER_CHECK, "100");
-    try {
-      cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
-    } finally {
-      if (previous == null) {
-        System.clearProperty(CONTAINER_CHECK);
-      } else {
-        System.setProperty(CONTAINER_CHECK, previous);
-      }
-    }
+    // while a consumer waits on it.
+    cluster = TestCluster.builder().standalone().emptyContainersCheckedEvery(Duration.ofMillis(100))
+        .property("maxSessionTimeout", "30000").start();
     raw = HelperZk.connect(cluster.connectString());
   }
 

@@ -32,23 +32,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistryTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(15);
-  /** Read by the server once, when it starts: how often it removes empty container nodes. */
-  private static final String CONTAINER_CHECK = "znode.container.checkIntervalMs";
 
   /** Hides ClusterTestSupport's: the same server, removing empty containers within 100 ms. */
   @BeforeAll
   static void startCluster() throws Exception {
-    String previous = System.getProperty(CONTAINER_CHECK);
-    System.setProperty(CONTAINER_CHECK, "100");
-    try {
-      cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
-    } finally {
-      if (previous == null) {
-        System.clearProperty(CONTAINER_CHECK);
-      } else {
-        System.setProperty(CONTAINER_CHECK, previous);
-      }
-    }
+    cluster = TestCluster.builder().standalone().emptyContainersCheckedEvery(Duration.ofMillis(100))
+        .property("maxSessionTimeout", "30000").start();
     raw = HelperZk.connect(cluster.connectString());
   }
 

@@ -76,12 +76,16 @@ public final class TestCluster implements AutoCloseable {
     private static final long POLL_INTERVAL_MS = 20;
     private static final String NOT_SERVING = "not currently serving requests";
     private static final String X509_SCHEME = "x509";
+    /** Read by a server once, when it starts: how often it removes empty container nodes. */
+    private static final String CONTAINER_CHECK = "znode.container.checkIntervalMs";
 
     private final boolean ensemble;
     private final int tickTimeMs;
     private final Duration timeout;
     private final Map<String, String> extraProperties;
     private final Tls tls;
+    /** How often servers look for empty containers to remove, in ms; null: ZooKeeper's default. */
+    private final Long containerCheckMs;
     private final Map<String, String> systemPropertiesBefore = new LinkedHashMap<>();
     private AuthenticationProvider x509ProviderBefore;
     private final Path directory;
@@ -113,6 +117,7 @@ public final class TestCluster implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
         private final Map<String, String> properties = new LinkedHashMap<>();
         private Tls tls;
+        private Long containerCheckMs;
 
         private Builder() {
         }
@@ -166,6 +171,22 @@ public final class TestCluster implements AutoCloseable {
         }
 
         /**
+         * How often the servers remove empty container nodes (ZooKeeper's default is once a
+         * minute), so that a test can see a lock or queue path vanish while clients use it.
+         * ZooKeeper reads this from a JVM-wide system property when a server starts; the cluster
+         * sets it only while it starts its own servers, so servers started elsewhere in the JVM
+         * keep their setting.
+         */
+        public Builder emptyContainersCheckedEvery(Duration interval) {
+            long millis = interval.toMillis();
+            if (millis < 1 || millis > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("container check interval must be at least 1 ms: " + interval);
+            }
+            this.containerCheckMs = millis;
+            return this;
+        }
+
+        /**
          * Each server also serves TLS on a secure client port of its own ({@code
          * secureClientPort}, through ZooKeeper's Netty connection factory; see {@link
          * #secureConnectString()}), presenting the certificate in {@code keyStore} and accepting
@@ -212,6 +233,7 @@ public final class TestCluster implements AutoCloseable {
         this.timeout = builder.timeout;
         this.extraProperties = Map.copyOf(builder.properties);
         this.tls = builder.tls;
+        this.containerCheckMs = builder.containerCheckMs;
         try {
             this.directory = Files.createTempDirectory("baton-testkit-zk-");
         } catch (IOException e) {
@@ -328,7 +350,11 @@ public final class TestCluster implements AutoCloseable {
             return;
         }
         ZooKeeperServerEmbedded embedded = null;
+        String containerCheckBefore = System.getProperty(CONTAINER_CHECK);
         try {
+            if (containerCheckMs != null) {
+                System.setProperty(CONTAINER_CHECK, Long.toString(containerCheckMs));
+            }
             embedded = ZooKeeperServerEmbedded.builder()
                     .baseDir(s.baseDir)
                     .configuration(configuration(s))
@@ -356,6 +382,14 @@ public final class TestCluster implements AutoCloseable {
                 }
             }
             throw failure;
+        } finally {
+            if (containerCheckMs != null) {
+                if (containerCheckBefore == null) {
+                    System.clearProperty(CONTAINER_CHECK);
+                } else {
+                    System.setProperty(CONTAINER_CHECK, containerCheckBefore);
+                }
+            }
         }
     }
 

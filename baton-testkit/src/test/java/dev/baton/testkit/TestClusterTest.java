@@ -45,6 +45,25 @@ class TestClusterTest {
     }
 
     @Test
+    void emptyContainersCheckedEvery_removesAnEmptiedContainerAndLeavesTheJvmSettingAsItWas()
+            throws Exception {
+        String property = "znode.container.checkIntervalMs";
+        assertThat(System.getProperty(property)).isNull();
+        try (TestCluster cluster = TestCluster.builder().standalone()
+                        .emptyContainersCheckedEvery(Duration.ofMillis(100)).start();
+                RecordingClient client = RecordingClient.connect(cluster.connectString(), SESSION)) {
+            assertThat(System.getProperty(property)).isNull();
+            client.zk().create("/box", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.CONTAINER);
+            client.zk().create("/box/item", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            client.zk().delete("/box/item", -1);
+
+            // With ZooKeeper's default the container would stay for about a minute.
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> client.zk().exists("/box", false) == null);
+        }
+    }
+
+    @Test
     void ensemble_startsWithEveryServerServingAndOneLeader() {
         try (TestCluster cluster = TestCluster.ensemble(3)) {
             assertThat(cluster.connectString().split(",")).hasSize(3)
