@@ -1,5 +1,7 @@
 package dev.baton;
 
+import static dev.baton.DigestUsers.ALICE_ALL_OTHERS_READ;
+import static dev.baton.DigestUsers.digestId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,9 +21,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
-import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,17 +35,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AclTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final List<ACL> ALICE_ALL_OTHERS_READ = new ArrayList<>(List.of(
-      new ACL(ZooDefs.Perms.ALL, digestId("alice")), new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
-
-  private static Id digestId(String user) {
-    try {
-      return new Id("digest", DigestAuthenticationProvider.generateDigest(user + ":pw-" + user));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new AssertionError(e);
-    }
-  }
-
   private Baton.Builder builder() {
     return Baton.builder().connectString(cluster.connectString()).sessionTimeout(WAIT)
         .connectionTimeout(WAIT);

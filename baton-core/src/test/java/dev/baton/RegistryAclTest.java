@@ -1,5 +1,6 @@
 package dev.baton;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,8 +14,6 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Id;
-import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,14 +27,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RegistryAclTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(10);
-
-  private static Id digestId(String user) {
-    try {
-      return new Id("digest", DigestAuthenticationProvider.generateDigest(user + ":pw-" + user));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new AssertionError(e);
-    }
-  }
 
   private Baton.Builder builder() {
     return Baton.builder().connectString(cluster.connectString()).sessionTimeout(WAIT).connectionTimeout(WAIT);
