@@ -3,6 +3,8 @@ package dev.baton.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.ACL;
@@ -69,38 +71,44 @@ final class ConfigRequests {
   }
 
   CompletableFuture<Reply> create(Session.Handle handle, String key, byte[] data, List<ACL> acl) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    sync.ownWriteStarted(key);
-    try {
-      handle.zk().create(sync.pathOf(key), data, acl, CreateMode.PERSISTENT, (rc, path, ctx, name, stat) -> {
-        Code code = Code.get(rc);
-        if (code == Code.OK) {
-          sync.nodeSeen(handle, key, data, stat);
-        }
-        sync.ownWriteEnded(handle, key, code == Code.OK ? stat : null);
-        reply.complete(new Reply(code, stat, null));
-      }, null);
-    } catch (RuntimeException e) {
-      sync.ownWriteEnded(handle, key, null);
-      throw e;
-    }
-    return reply;
+    return ownWrite(handle, key, answered -> handle.zk().create(sync.pathOf(key), data, acl, CreateMode.PERSISTENT,
+        (rc, path, ctx, name, stat) -> {
+          if (Code.get(rc) == Code.OK) {
+            sync.nodeSeen(handle, key, data, stat);
+          }
+          answered.accept(rc, stat);
+        }, null));
   }
 
   CompletableFuture<Reply> setData(Session.Handle handle, String key, byte[] data, int version) {
+    return ownWrite(handle, key, answered -> handle.zk().setData(sync.pathOf(key), data, version,
+        (rc, path, ctx, stat) -> {
+          Code code = Code.get(rc);
+          if (code == Code.OK) {
+            sync.nodeSeen(handle, key, data, stat);
+          } else if (code == Code.NONODE) {
+            sync.nodeAbsent(handle, key);
+          }
+          answered.accept(rc, stat);
+        }, null));
+  }
+
+  /**
+   * Sends a write of {@code key} with {@link ConfigSync#ownWriteStarted} before it and {@link
+   * ConfigSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
+   * event of the write sends no read. {@code send} sends the request; its callback applies the
+   * reply's fact to the copy, then calls {@code answered} with the reply's code and stat.
+   */
+  private CompletableFuture<Reply> ownWrite(Session.Handle handle, String key,
+      Consumer<BiConsumer<Integer, Stat>> send) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     sync.ownWriteStarted(key);
     try {
-      handle.zk().setData(sync.pathOf(key), data, version, (rc, path, ctx, stat) -> {
+      send.accept((rc, stat) -> {
         Code code = Code.get(rc);
-        if (code == Code.OK) {
-          sync.nodeSeen(handle, key, data, stat);
-        } else if (code == Code.NONODE) {
-          sync.nodeAbsent(handle, key);
-        }
         sync.ownWriteEnded(handle, key, code == Code.OK ? stat : null);
         reply.complete(new Reply(code, stat, null));
-      }, null);
+      });
     } catch (RuntimeException e) {
       sync.ownWriteEnded(handle, key, null);
       throw e;
