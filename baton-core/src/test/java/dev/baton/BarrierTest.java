@@ -344,17 +344,12 @@ class BarrierTest extends ClusterTestSupport {
 
   // ---- cost -----------------------------------------------------------------------------------
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
   /** Packets the server counts for {@code action}, less the cost of reading the counter itself. */
   private static long requestsOf(Runnable action) {
-    long first = packetsReceived();
-    long reading = packetsReceived() - first;
-    long before = packetsReceived();
+    long reading = cluster.packetReadingCost(0);
+    long before = cluster.packetsReceived(0);
     action.run();
-    return packetsReceived() - before - reading;
+    return cluster.packetsReceived(0) - before - reading;
   }
 
   /**

@@ -334,31 +334,22 @@ class ConfigCenterTest extends ClusterTestSupport {
     writer.set("k", "0");
     await().atMost(WAIT).until(() -> reader.get("k").isPresent());
 
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     for (int i = 0; i < 1000; i++) {
       reader.get("k");
       writer.getInt("k", 0);
     }
-    assertThat(packetsReceived() - before - readingCost()).as("requests for 2000 reads").isZero();
+    assertThat(cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)).as("requests for 2000 reads").isZero();
 
     int updates = 200;
-    before = packetsReceived();
+    before = cluster.packetsReceived(0);
     for (int i = 1; i <= updates; i++) {
       writer.update("k", Integer.toString(i));
     }
     await().atMost(WAIT).until(() -> reader.getInt("k", 0) == updates);
-    long per100 = (packetsReceived() - before - readingCost()) * 100 / updates;
+    long per100 = (cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)) * 100 / updates;
     // Two a cycle (a ping of an idle session may fall in the window).
     assertThat(per100).as("requests per update x 100").isBetween(199L, 202L);
-  }
-
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
-  private static long readingCost() {
-    long first = packetsReceived();
-    return packetsReceived() - first;
   }
 
   // ---- faults --------------------------------------------------------------------------------

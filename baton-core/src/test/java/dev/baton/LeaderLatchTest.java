@@ -340,14 +340,14 @@ class LeaderLatchTest extends ClusterTestSupport {
     Baton other = baton(cluster.connectString(), Duration.ofSeconds(30));
     uncontendedCycle(client, path); // creates the container parent
     uncontendedCycle(client, path);
-    long reading = readingCost();
+    long reading = cluster.packetReadingCost(0);
     int cycles = 50;
-    long before = packets();
+    long before = cluster.packetsReceived(0);
     for (int i = 0; i < cycles; i++) {
       uncontendedCycle(client, path);
     }
     client.leaderLatch(path, "x").participants(); // one listing, answered after every delete sent before it
-    double perCycle = (double) (packets() - before - 1 - reading) / cycles;
+    double perCycle = (double) (cluster.packetsReceived(0) - before - 1 - reading) / cycles;
     // Three, and a little more if the server removed the empty container meanwhile (the next
     // create then makes it again).
     assertThat(perCycle).isBetween(2.98, 3.2);
@@ -362,18 +362,18 @@ class LeaderLatchTest extends ClusterTestSupport {
     long takeOver = 0;
     for (int i = 1; i <= handOvers; i++) {
       Baton followerClient = clients[i % 2];
-      long beforeJoin = packets();
+      long beforeJoin = cluster.packetsReceived(0);
       LeaderLatch follower = followerClient.leaderLatch(handOverPath, "f" + i);
       follower.start();
       java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
       await().atMost(WAIT).until(() -> polls.incrementAndGet() > 0 && !cluster.watchesBySession(0)
           .getOrDefault(followerClient.sessionId(), java.util.Set.of()).isEmpty());
-      long beforeClose = packets();
+      long beforeClose = cluster.packetsReceived(0);
       // Each look at the watches is a four-letter word, which costs what a counter reading does.
       queueing += beforeClose - beforeJoin - reading * (1 + polls.get());
       leader.close();
       assertThat(follower.await(WAIT)).isTrue();
-      takeOver += packets() - beforeClose - reading;
+      takeOver += cluster.packetsReceived(0) - beforeClose - reading;
       leader = follower;
     }
     leader.close();
@@ -387,15 +387,5 @@ class LeaderLatchTest extends ClusterTestSupport {
     latch.start();
     assertThat(latch.await(WAIT)).isTrue();
     latch.close();
-  }
-
-  /** Packets counted between two readings with nothing in between (the reading itself, if any). */
-  private static long readingCost() {
-    long first = packets();
-    return packets() - first;
-  }
-
-  private static long packets() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
   }
 }

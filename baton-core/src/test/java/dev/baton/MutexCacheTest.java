@@ -23,10 +23,6 @@ class MutexCacheTest extends ClusterTestSupport {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final MutexOptions CACHED = MutexOptions.defaults().withCaching(Duration.ofMinutes(5));
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
   @Test
   void cachedCycles_sendNoRequest_andTokensStillGrow() {
     String path = "/cache/free";
@@ -38,14 +34,14 @@ class MutexCacheTest extends ClusterTestSupport {
     }
     // The first release marks the node as cached and sets the children watch: let both land.
     await().atMost(WAIT).until(() -> mutex.holder().map(LockOwner::cached).orElse(false));
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     for (int i = 0; i < 1000; i++) {
       try (Lease lease = mutex.acquire(WAIT)) {
         assertThat(lease.fencingToken()).isGreaterThan(previous);
         previous = lease.fencingToken();
       }
     }
-    long sent = packetsReceived() - before;
+    long sent = cluster.packetsReceived(0) - before;
     // The counter's own read may count; a ping may fall in the window. 1000 cycles, not 3000.
     assertThat(sent).isLessThanOrEqualTo(3);
     LockOwner holder = mutex.holder().orElseThrow();

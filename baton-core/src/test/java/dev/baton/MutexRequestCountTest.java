@@ -26,16 +26,6 @@ class MutexRequestCountTest {
     cluster.close();
   }
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
-  /** Packets counted between two reads with nothing in between (the reading itself, if any). */
-  private static long readingCost() {
-    long first = packetsReceived();
-    return packetsReceived() - first;
-  }
-
   @Test
   void uncontendedCycle_sendsThreeRequests() {
     int cycles = 500;
@@ -46,12 +36,12 @@ class MutexRequestCountTest {
       mutex.acquire().close(); // creates the container parent once
       // Let the last delete reach the server before reading the counter.
       mutex.acquire().close();
-      long before = packetsReceived();
+      long before = cluster.packetsReceived(0);
       for (int i = 0; i < cycles; i++) {
         mutex.acquire().close();
       }
       mutex.holder(); // one more request, answered after every delete sent before it
-      long perCycle100 = (packetsReceived() - before - 2 - readingCost()) * 100 / cycles;
+      long perCycle100 = (cluster.packetsReceived(0) - before - 2 - cluster.packetReadingCost(0)) * 100 / cycles;
       // Within a few packets of exactly three a cycle (the server's counter is read over its own
       // connection, and a ping may fall in the window).
       assertThat(perCycle100).isBetween(298L, 302L);
@@ -65,13 +55,13 @@ class MutexRequestCountTest {
       Mutex mutex = baton.mutex("/count/reentrant");
       try (Lease outer = mutex.acquire()) {
         mutex.holder();
-        long before = packetsReceived();
+        long before = cluster.packetsReceived(0);
         for (int i = 0; i < 100; i++) {
           mutex.acquire().close();
         }
         mutex.holder();
         // holder() itself: list plus one read
-        assertThat(packetsReceived() - before - readingCost()).isEqualTo(2);
+        assertThat(cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)).isEqualTo(2);
       }
     }
   }
@@ -114,7 +104,7 @@ class MutexRequestCountTest {
       Mutex mutex = baton.mutex("/count/queue-" + waiters);
       Lease holder = mutex.acquire();
       java.util.List<java.util.concurrent.CompletableFuture<Void>> passed = new java.util.ArrayList<>();
-      long before = packetsReceived();
+      long before = cluster.packetsReceived(0);
       for (int i = 0; i < waiters; i++) {
         passed.add(mutex.acquireAsync().thenAccept(Lease::close));
       }
@@ -122,9 +112,9 @@ class MutexRequestCountTest {
       java.util.concurrent.CompletableFuture.allOf(passed.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
           .get(60, java.util.concurrent.TimeUnit.SECONDS);
       mutex.holder(); // ordered after every delete: one listing, nothing left to read
-      long after = packetsReceived();
+      long after = cluster.packetsReceived(0);
       // Less the holder's delete, the final listing and the counter's own reading.
-      return (double) (after - before - 2 - readingCost()) / waiters;
+      return (double) (after - before - 2 - cluster.packetReadingCost(0)) / waiters;
     }
   }
 }

@@ -33,23 +33,6 @@ class QueueRequestCountTest {
     cluster.close();
   }
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
-  /**
-   * Packets counted between two reads with nothing in between (the reading itself, if any); the
-   * least of a few tries, so that a ping falling between two reads is not taken for the cost.
-   */
-  private static long readingCost() {
-    long least = Long.MAX_VALUE;
-    for (int i = 0; i < 3; i++) {
-      long first = packetsReceived();
-      least = Math.min(least, packetsReceived() - first);
-    }
-    return least;
-  }
-
   /** A long session keeps pings (one per third of the timeout when idle) out of the count. */
   private static Baton client() {
     return Baton.builder().connectString(cluster.connectString()).sessionTimeout(Duration.ofSeconds(30)).build();
@@ -61,21 +44,21 @@ class QueueRequestCountTest {
     try (Baton producerClient = client(); Baton consumerClient = client()) {
       DistributedQueue<String> producer = producerClient.queue("/count/queue", Codec.utf8());
       producer.put("warm-up"); // creates the path
-      long before = packetsReceived();
+      long before = cluster.packetsReceived(0);
       for (int i = 0; i < items; i++) {
         producer.put("item-" + i);
       }
-      long perPut100 = (packetsReceived() - before - readingCost()) * 100 / items;
+      long perPut100 = (cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)) * 100 / items;
       assertThat(perPut100).isBetween(99L, 102L);
 
       DistributedQueue<String> consumer = consumerClient.queue("/count/queue", Codec.utf8());
       consumer.take().ack(); // the first take lists the queue: two requests more
-      before = packetsReceived();
+      before = cluster.packetsReceived(0);
       for (int i = 0; i < items; i++) {
         QueueItem<String> item = consumer.take();
         item.ack();
       }
-      long perTakeAndAck100 = (packetsReceived() - before - readingCost()) * 100 / items;
+      long perTakeAndAck100 = (cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)) * 100 / items;
       // Claim and read sent together, then the acknowledging transaction.
       assertThat(perTakeAndAck100).isBetween(299L, 302L);
     }
@@ -108,7 +91,7 @@ class QueueRequestCountTest {
       first.ack();
       // Every waiting client is now idle on the empty queue, its listing current.
       quietCountSince(0);
-      long before = packetsReceived();
+      long before = cluster.packetsReceived(0);
       producer.put("wake-up");
       CompletableFuture.anyOf(takers.stream().filter(f -> !f.isDone()).toArray(CompletableFuture<?>[]::new))
           .get(20, TimeUnit.SECONDS);
@@ -131,11 +114,11 @@ class QueueRequestCountTest {
    * flight), and returns the packets counted since {@code since}, less those of the readings.
    */
   private static long quietCountSince(long since) {
-    long cost = readingCost();
-    long[] state = {packetsReceived(), 0, 1}; // last reading, quiet readings in a row, readings
+    long cost = cluster.packetReadingCost(0);
+    long[] state = {cluster.packetsReceived(0), 0, 1}; // last reading, quiet readings in a row, readings
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
         .until(() -> {
-          long now = packetsReceived();
+          long now = cluster.packetsReceived(0);
           state[2]++;
           state[1] = now - state[0] <= cost ? state[1] + 1 : 0;
           state[0] = now;

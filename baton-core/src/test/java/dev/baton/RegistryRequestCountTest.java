@@ -50,16 +50,6 @@ class RegistryRequestCountTest {
     return baton.serviceRegistry(base);
   }
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
-  /** Packets counted between two reads with nothing in between (the reading itself, if any). */
-  private static long readingCost() {
-    long first = packetsReceived();
-    return packetsReceived() - first;
-  }
-
   private static ServiceInstance instance(String id) {
     return ServiceInstance.builder("orders").id(id).address("10.0.0.1").port(8080).build();
   }
@@ -69,11 +59,11 @@ class RegistryRequestCountTest {
     ServiceRegistry registry = registry("/count-reg/register");
     registry.register(instance("keeps-the-service")); // the base and service nodes, once
     int cycles = 200;
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     for (int i = 0; i < cycles; i++) {
       registry.register(instance("i" + i)).close(); // each waits for its reply
     }
-    long perCycle100 = (packetsReceived() - before - readingCost()) * 100 / cycles;
+    long perCycle100 = (cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)) * 100 / cycles;
     assertThat(perCycle100).as("requests per register+close, x100").isBetween(200L, 202L);
   }
 
@@ -85,12 +75,12 @@ class RegistryRequestCountTest {
   @Test
   void firstRegistrations_createTheMissingContainersOnDemand() {
     ServiceRegistry registry = registry("/count-fresh");
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     registry.register(instance("first"));
-    long freshBase = packetsReceived() - before - readingCost();
-    before = packetsReceived();
+    long freshBase = cluster.packetsReceived(0) - before - cluster.packetReadingCost(0);
+    before = cluster.packetsReceived(0);
     registry.register(ServiceInstance.builder("billing").id("first").address("10.0.0.2").build());
-    long freshService = packetsReceived() - before - readingCost();
+    long freshService = cluster.packetsReceived(0) - before - cluster.packetReadingCost(0);
 
     assertThat(freshBase).as("a new base and service").isBetween(5L, 6L);
     assertThat(freshService).as("a new service under an existing base").isBetween(3L, 4L);
@@ -105,17 +95,17 @@ class RegistryRequestCountTest {
     }
     ServiceRegistry consumer = registry("/count-reg/watch");
 
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     ServiceView view = consumer.watch("orders");
-    long load = packetsReceived() - before - readingCost();
+    long load = cluster.packetsReceived(0) - before - cluster.packetReadingCost(0);
 
     assertThat(load).as("addWatch, getChildren, a getData per instance").isBetween(2L + instances, 3L + instances);
-    before = packetsReceived();
+    before = cluster.packetsReceived(0);
     for (int i = 0; i < 1_000; i++) {
       view.pick(PickStrategy.ROUND_ROBIN).orElseThrow();
       assertThat(view.instances()).hasSize(instances);
     }
-    assertThat(packetsReceived() - before - readingCost()).as("picks and reads of the view").isBetween(0L, 1L);
+    assertThat(cluster.packetsReceived(0) - before - cluster.packetReadingCost(0)).as("picks and reads of the view").isBetween(0L, 1L);
   }
 
   @Test
@@ -128,14 +118,14 @@ class RegistryRequestCountTest {
       views.add(registry("/count-reg/change").watch("orders"));
     }
 
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     Registration joining = provider.register(instance("joining"));
     await().atMost(WAIT).until(() -> views.stream().allMatch(v -> v.instance("joining").isPresent()));
-    long join = packetsReceived() - before - readingCost();
-    before = packetsReceived();
+    long join = cluster.packetsReceived(0) - before - cluster.packetReadingCost(0);
+    before = cluster.packetsReceived(0);
     joining.close();
     await().atMost(WAIT).until(() -> views.stream().allMatch(v -> v.instance("joining").isEmpty()));
-    long leave = packetsReceived() - before - readingCost();
+    long leave = cluster.packetsReceived(0) - before - cluster.packetReadingCost(0);
 
     assertThat(join).as("a create, then a getData per watching client").isBetween(1L + watchers, 2L + watchers);
     assertThat(leave).as("a delete; the watch event is enough").isBetween(1L, 2L);

@@ -250,10 +250,6 @@ class SemaphoreCuratorInteropTest extends ClusterTestSupport {
 
   // ---- cost, side by side ---------------------------------------------------------------------
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
   /**
    * Requests per uncontended acquire+release, counted by the server: Curator sends seven, each
    * waited for (the mutex's create, listing and delete; the lease's create, listing with a watch
@@ -267,22 +263,22 @@ class SemaphoreCuratorInteropTest extends ClusterTestSupport {
     InterProcessSemaphoreV2 curatorSemaphore = new InterProcessSemaphoreV2(curator, "/interop-semaphore/cost-c", 3);
     curatorSemaphore.returnLease(curatorSemaphore.acquire()); // creates the parents once
     curator.checkExists().forPath("/"); // answered after everything sent before it
-    long before = packetsReceived();
+    long before = cluster.packetsReceived(0);
     for (int i = 0; i < cycles; i++) {
       curatorSemaphore.returnLease(curatorSemaphore.acquire());
     }
     curator.checkExists().forPath("/");
-    long curatorPackets = packetsReceived() - before - 1;
+    long curatorPackets = cluster.packetsReceived(0) - before - 1;
 
     Semaphore semaphore = baton().semaphore("/interop-semaphore/cost-b", 3);
     semaphore.acquire().close();
     semaphore.holders();
-    before = packetsReceived();
+    before = cluster.packetsReceived(0);
     for (int i = 0; i < cycles; i++) {
       semaphore.acquire().close();
     }
     semaphore.holders();
-    long batonPackets = packetsReceived() - before - 1;
+    long batonPackets = cluster.packetsReceived(0) - before - 1;
 
     assertThat(curatorPackets * 100 / cycles).as("Curator's requests per cycle x100").isBetween(698L, 702L);
     assertThat(batonPackets * 100 / cycles).as("Baton's requests per cycle x100").isBetween(598L, 602L);

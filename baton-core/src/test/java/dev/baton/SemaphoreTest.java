@@ -294,10 +294,6 @@ class SemaphoreTest extends ClusterTestSupport {
 
   // ---- cost -----------------------------------------------------------------------------------
 
-  private static long packetsReceived() {
-    return Long.parseLong(cluster.metrics(0).get("zk_packets_received"));
-  }
-
   /**
    * An uncontended acquire+release sends six requests, in two waited round trips: the mutex's
    * create and listing together, then the lease's create and listing together; the mutex's and
@@ -312,14 +308,12 @@ class SemaphoreTest extends ClusterTestSupport {
       Semaphore semaphore = baton.semaphore("/semaphore/count", 3);
       semaphore.acquire().close(); // creates the container parents once
       semaphore.holders(); // answered after the deletes sent before it
-      long before = packetsReceived();
+      long before = cluster.packetsReceived(0);
       for (int i = 0; i < cycles; i++) {
         semaphore.acquire().close();
       }
       semaphore.holders();
-      long first = packetsReceived();
-      long readingCost = packetsReceived() - first;
-      long perCycle100 = (first - before - 1 - readingCost) * 100 / cycles;
+      long perCycle100 = (cluster.packetsReceived(0) - before - 1 - cluster.packetReadingCost(0)) * 100 / cycles;
       assertThat(perCycle100).as("requests per cycle x100").isBetween(598L, 602L);
       assertThat(cluster.metrics(0).get("zk_watch_count")).isEqualTo("0");
     }

@@ -197,7 +197,7 @@ final class ConfigPropagationScenario implements Scenario {
     }) {
       long seq = 0;
       update(caches, board, ++seq, side); // every cache has the key before timing starts
-      long readingCost = readingCost(context);
+      long readingCost = context.counters().readingCost();
       LongSamples samples = new LongSamples();
       LongSamples lastOfAll = new LongSamples();
       List<Double> requests = new ArrayList<>();
@@ -237,15 +237,6 @@ final class ConfigPropagationScenario implements Scenario {
       throw new BenchFailure(side.label() + ": only " + (READERS - update.all.getCount()) + " of " + READERS
           + " caches heard update " + update.seq + " within " + WAIT.toSeconds() + " s");
     }
-  }
-
-  /** What reading the counter costs, the least of a few readings (a ping can fall in one). */
-  private static long readingCost(BenchContext context) throws Exception {
-    long least = Long.MAX_VALUE;
-    for (int i = 0; i < 5; i++) {
-      least = Math.min(least, context.counters().readingCost());
-    }
-    return least;
   }
 
   // ---- the two libraries, with the session settings of the other scenarios -------------------

@@ -135,7 +135,7 @@ final class LeaderFailoverScenario implements Scenario {
         awaitQueued(context, path, c + 1, side);
       }
       awaitGain(gains, side, path);
-      long readingCost = readingCost(context);
+      long readingCost = context.counters().readingCost();
       LongSamples latencies = new LongSamples();
       List<Double> requests = new ArrayList<>();
       long end = System.nanoTime() + window.toNanos();
@@ -160,15 +160,6 @@ final class LeaderFailoverScenario implements Scenario {
       long[] sorted = LongSamples.sortedUnion(List.of(latencies));
       return new Run(sorted, Spread.of(requests).median());
     }
-  }
-
-  /** What reading the counter costs, the least of a few readings (a ping can fall in one). */
-  private static long readingCost(BenchContext context) throws Exception {
-    long least = Long.MAX_VALUE;
-    for (int i = 0; i < 5; i++) {
-      least = Math.min(least, context.counters().readingCost());
-    }
-    return least;
   }
 
   private static int leaderOf(Participant[] participants, Side side) throws BenchFailure {

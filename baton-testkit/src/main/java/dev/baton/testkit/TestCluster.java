@@ -73,6 +73,7 @@ public final class TestCluster implements AutoCloseable {
     public static final int DEFAULT_TIMEOUT_SECONDS = 30;
 
     private static final int FOUR_LETTER_WORD_TIMEOUT_MS = 2_000;
+    private static final int READING_COST_TRIES = 5;
     private static final long POLL_INTERVAL_MS = 20;
     private static final String NOT_SERVING = "not currently serving requests";
     private static final String X509_SCHEME = "x509";
@@ -508,6 +509,40 @@ public final class TestCluster implements AutoCloseable {
             }
         });
         return metrics;
+    }
+
+    /**
+     * The server's {@code zk_packets_received} counter: every request, ping and connect read
+     * from a client, and every four-letter word. Tests count a recipe's requests as the difference of two readings,
+     * minus {@link #packetReadingCost(int)}.
+     *
+     * @throws IllegalStateException if the server is not serving
+     * @throws UncheckedIOException if it cannot be reached
+     */
+    public long packetsReceived(int server) {
+        String value = metrics(server).get("zk_packets_received");
+        if (value == null) {
+            throw new IllegalStateException(server(server) + " reports no zk_packets_received");
+        }
+        return Long.parseLong(value);
+    }
+
+    /**
+     * What one {@link #packetsReceived(int)} reading adds to the counter itself: the least
+     * difference over several pairs of readings with nothing sent between them. The least,
+     * because a client's ping that lands between one pair must not be taken for the reading's
+     * cost. On the servers this class starts it is 1: the server counts the four-letter word.
+     *
+     * @throws IllegalStateException if the server is not serving
+     * @throws UncheckedIOException if it cannot be reached
+     */
+    public long packetReadingCost(int server) {
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < READING_COST_TRIES; i++) {
+            long first = packetsReceived(server);
+            least = Math.min(least, packetsReceived(server) - first);
+        }
+        return least;
     }
 
     /**

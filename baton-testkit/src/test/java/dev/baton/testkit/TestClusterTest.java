@@ -159,6 +159,22 @@ class TestClusterTest {
     }
 
     @Test
+    void packetsReceived_growsByTheRequestsAClientSends() throws Exception {
+        try (TestCluster cluster = TestCluster.standalone();
+                RecordingClient client = RecordingClient.connect(cluster.connectString(),
+                        Duration.ofSeconds(30))) {
+            long readingCost = cluster.packetReadingCost(0);
+            long before = cluster.packetsReceived(0);
+            for (int i = 0; i < 7; i++) {
+                client.zk().exists("/counted", false);
+            }
+            // The reading's own four-letter word is counted, whatever pings fell between pairs.
+            assertThat(readingCost).isEqualTo(1);
+            assertThat(cluster.packetsReceived(0) - before - readingCost).isEqualTo(7);
+        }
+    }
+
+    @Test
     void watchesBySession_listsPathsWatchedByEachSession() throws Exception {
         try (TestCluster cluster = TestCluster.standalone();
                 RecordingClient client = RecordingClient.connect(cluster.connectString(), SESSION)) {
