@@ -28,7 +28,7 @@ import java.util.List;
  *
  * <pre>
  * ./mvnw -q -pl baton-bench -am package -DskipTests
- * java -jar baton-bench/target/baton-bench.jar --quick     # about 6 minutes
+ * java -jar baton-bench/target/baton-bench.jar --quick     # about 3 minutes
  * java -jar baton-bench/target/baton-bench.jar             # 6 rounds of 4 s: several times longer
  * java -jar baton-bench/target/baton-bench.jar --help
  * </pre>
@@ -92,7 +92,7 @@ public final class BenchMain {
     try (ServerProcess server = ServerProcess.start(out.resolve("zookeeper.log"));
         BenchContext context = new BenchContext(options, server.host(), server.port(), System.err)) {
       context.progress("ZooKeeper server pid " + server.pid() + " at " + context.connectString()
-          + "; " + options.rounds() + " rounds of " + options.window().toSeconds() + " s per contender");
+          + "; " + options.rounds() + " rounds of " + BenchOptions.seconds(options.window()) + " per contender");
       JitWarmup.run(context, warmedLibraries(), options.jitWarmup());
       for (Scenario scenario : scenarios()) {
         if (options.selects(scenario.name())) {
@@ -107,7 +107,7 @@ public final class BenchMain {
     Report.writeJson(results, json);
     Path png = out.resolve("results.png");
     boolean charted = RatioChart.write(results, png, options.rounds() + " rounds x "
-        + options.window().toSeconds() + " s, " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE));
+        + BenchOptions.seconds(options.window()) + ", " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE));
     System.out.println();
     System.out.println("Wrote " + json + (charted ? " and " + png : ""));
   }
@@ -213,10 +213,10 @@ public final class BenchMain {
     Runtime rt = Runtime.getRuntime();
     return String.join("\n",
         "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback",
-        String.format("%d rounds x %d s per contender (warm-up %d s; JIT warm-up %d s per library first),"
+        String.format("%d rounds x %s per contender (warm-up %s; JIT warm-up %s per library first),"
                 + " interleaved; run took %.0f s; Java %s, %d cores, max heap %d MiB",
-            options.rounds(), options.window().toSeconds(), options.warmup().toSeconds(),
-            options.jitWarmup().toSeconds(), seconds,
+            options.rounds(), BenchOptions.seconds(options.window()), BenchOptions.seconds(options.warmup()),
+            BenchOptions.seconds(options.jitWarmup()), seconds,
             System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20),
         "ratio > 1 means Baton is better (Baton/Curator for rates, Curator/Baton for times and request counts);",
         "figures are medians over rounds; ratios are taken within each round: median [min-max].");

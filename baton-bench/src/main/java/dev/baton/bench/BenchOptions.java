@@ -1,12 +1,14 @@
 package dev.baton.bench;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * The harness's settings. {@code --quick} (about 6 minutes on 2 cores) and the default differ
- * only in rounds and window lengths; each can be overridden.
+ * The harness's settings. {@code --quick} (about 3 minutes on 2 cores) and the default differ
+ * in window lengths, warm-ups, the cap of Curator's shared-object run and how many cycles are
+ * counted; each can be overridden.
  *
  * @param rounds timed rounds per scenario; every ratio is taken within a round
  * @param window how long each contender runs in a round
@@ -37,14 +39,17 @@ public record BenchOptions(
       "Runs Baton and Apache Curator interleaved against one ZooKeeper server started in its own JVM,",
       "and writes a table (stdout), results.json and results.png.",
       "",
-      "  --quick               about 6 minutes on 2 cores: 3 rounds of 2 s (default: 6 rounds of 4 s)",
+      "  --quick               about 3 minutes on 2 cores: 3 rounds of 1 s, warm-ups of 0.5 s and 8 s,",
+      "                        Curator's shared-object run capped at 10 s, 500 cycles counted, 10,000 paths",
+      "                        (default: 6 rounds of 4 s, warm-ups of 2 s and 10 s, cap 60 s, 2000 cycles,",
+      "                        100,000 paths)",
       "  --rounds N            timed rounds per scenario",
-      "  --seconds S           seconds each contender runs in a round",
-      "  --warmup S            untimed seconds per contender before the first round",
-      "  --jit-warmup S        untimed seconds of uncontended cycles per library before any scenario (default 10)",
-      "  --shared-cap S        stop the 500-waiter run after S seconds and report it capped (default 60)",
+      "  --seconds S           seconds each contender runs in a round (decimals allowed)",
+      "  --warmup S            untimed seconds per contender before the first round (decimals allowed)",
+      "  --jit-warmup S        untimed seconds of uncontended cycles per library before any scenario",
+      "  --shared-cap S        stop the 500-waiter run after S seconds and report it capped",
       "  --shared-curator-runs N  rounds that run Curator's shared-object 500-waiter case (~20 s each)",
-      "  --request-cycles N    cycles counted on the server for requests per cycle (default 2000)",
+      "  --request-cycles N    cycles counted on the server for requests per cycle",
       "  --only REGEX          run only the scenarios whose name matches",
       "  --out DIR             where results.json and results.png go (default: bench/ beside the jar)",
       "  --help                this text");
@@ -55,13 +60,15 @@ public record BenchOptions(
     for (String arg : args) {
       quick |= arg.equals("--quick");
     }
+    // Quick: the JIT warm-up stays long enough for the first scenario to time compiled code
+    // (about 8 s per library on 2 cores); the windows and Curator's 20-second case give way.
     int rounds = quick ? 3 : 6;
-    long seconds = quick ? 2 : 4;
-    long warmup = quick ? 1 : 2;
-    long jitWarmup = 10;
-    long sharedCap = 60;
+    Duration window = Duration.ofSeconds(quick ? 1 : 4);
+    Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
+    long jitWarmup = quick ? 8 : 10;
+    long sharedCap = quick ? 10 : 60;
     Integer sharedCuratorRuns = null;
-    int requestCycles = 2_000;
+    int requestCycles = quick ? 500 : 2_000;
     Pattern only = null;
     Path out = null;
     for (int i = 0; i < args.length; i++) {
@@ -69,8 +76,8 @@ public record BenchOptions(
       switch (arg) {
         case "--quick" -> { }
         case "--rounds" -> rounds = positiveInt(arg, value(args, ++i, arg));
-        case "--seconds" -> seconds = positiveInt(arg, value(args, ++i, arg));
-        case "--warmup" -> warmup = nonNegativeInt(arg, value(args, ++i, arg));
+        case "--seconds" -> window = seconds(arg, value(args, ++i, arg), false);
+        case "--warmup" -> warmup = seconds(arg, value(args, ++i, arg), true);
         case "--jit-warmup" -> jitWarmup = nonNegativeInt(arg, value(args, ++i, arg));
         case "--shared-cap" -> sharedCap = positiveInt(arg, value(args, ++i, arg));
         case "--shared-curator-runs" -> sharedCuratorRuns = nonNegativeInt(arg, value(args, ++i, arg));
@@ -82,7 +89,7 @@ public record BenchOptions(
     }
     // Curator's shared-object case takes about 20 s a run: once is enough for a quick look.
     int curatorRuns = sharedCuratorRuns != null ? sharedCuratorRuns : quick ? 1 : rounds;
-    return new BenchOptions(quick, rounds, Duration.ofSeconds(seconds), Duration.ofSeconds(warmup),
+    return new BenchOptions(quick, rounds, window, warmup,
         Duration.ofSeconds(jitWarmup), Duration.ofSeconds(sharedCap), Math.min(curatorRuns, rounds), requestCycles,
         only, out);
   }
@@ -96,6 +103,29 @@ public record BenchOptions(
       throw new IllegalArgumentException(option + " needs a value");
     }
     return args[i];
+  }
+
+  /** Seconds with up to three decimals, as a duration; zero only where {@code zeroAllowed}. */
+  private static Duration seconds(String option, String text, boolean zeroAllowed) {
+    double value;
+    try {
+      value = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " needs a number of seconds, was '" + text + "'");
+    }
+    if (!Double.isFinite(value) || value < 0 || value > 86_400) {
+      throw new IllegalArgumentException(option + " must be between 0 and 86400 seconds, was " + text);
+    }
+    Duration duration = Duration.ofMillis(Math.round(value * 1000));
+    if (duration.isZero() && !zeroAllowed) {
+      throw new IllegalArgumentException(option + " must be at least 0.001 seconds, was " + text);
+    }
+    return duration;
+  }
+
+  /** A duration as seconds for people: "4 s", "0.5 s". */
+  static String seconds(Duration duration) {
+    return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
   }
 
   private static int positiveInt(String option, String text) {

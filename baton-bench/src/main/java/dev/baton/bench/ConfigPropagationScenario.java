@@ -130,7 +130,7 @@ final class ConfigPropagationScenario implements Scenario {
     result.compare("p99", p99.get(0), p99.get(1));
     result.compare("p99, reference (listener on ZooKeeper's event thread)", p99.get(2), p99.get(1));
     if (!options.warmup().isZero()) {
-      context.progress(NAME + ": warm-up, " + options.warmup().toSeconds() + " s each");
+      context.progress(NAME + ": warm-up, " + BenchOptions.seconds(options.warmup()) + " each");
       for (Side side : SIDES) {
         updates(side, context, context.freshPath(NAME, side.id(), "warmup"), options.warmup());
       }
@@ -282,7 +282,7 @@ final class ConfigPropagationScenario implements Scenario {
 
     @Override
     public void close() {
-      clients.forEach(Baton::close); // closes the config centers with their sessions
+      ParallelClose.closeAll(clients, Baton::close); // closes the config centers with their sessions
     }
   }
 
@@ -340,7 +340,7 @@ final class ConfigPropagationScenario implements Scenario {
     @Override
     public void close() {
       caches.forEach(CuratorCache::close);
-      clients.forEach(CuratorFramework::close);
+      ParallelClose.closeAll(clients, CuratorFramework::close);
     }
   }
 
@@ -398,13 +398,13 @@ final class ConfigPropagationScenario implements Scenario {
 
     @Override
     public void close() {
-      for (ZooKeeper zk : clients) {
+      ParallelClose.closeAll(clients, zk -> {
         try {
           zk.close();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
-      }
+      });
     }
   }
 }

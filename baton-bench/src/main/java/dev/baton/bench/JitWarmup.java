@@ -26,7 +26,7 @@ final class JitWarmup {
     if (total.isZero()) {
       return;
     }
-    context.progress("JIT warm-up: " + total.toSeconds() + " s of uncontended cycles per library, in turns");
+    context.progress("JIT warm-up: " + BenchOptions.seconds(total) + " of uncontended cycles per library, in turns");
     long turns = Math.max(1, (total.toMillis() + TURN.toMillis() - 1) / TURN.toMillis());
     Duration turn = total.dividedBy(turns);
     for (long t = 0; t < turns; t++) {

@@ -73,7 +73,7 @@ final class LeaderFailoverScenario implements Scenario {
       p99.add(new Double[options.rounds()]);
     }
     if (!options.warmup().isZero()) {
-      context.progress(NAME + ": warm-up, " + options.warmup().toSeconds() + " s each");
+      context.progress(NAME + ": warm-up, " + BenchOptions.seconds(options.warmup()) + " each");
       for (Side side : SIDES) {
         failovers(side, context, context.freshPath(NAME, side.id(), "warmup"), options.warmup());
       }
@@ -244,7 +244,7 @@ final class LeaderFailoverScenario implements Scenario {
 
     @Override
     public void close() {
-      clients.forEach(Baton::close);
+      ParallelClose.closeAll(clients, Baton::close);
     }
   }
 
@@ -295,7 +295,7 @@ final class LeaderFailoverScenario implements Scenario {
 
     @Override
     public void close() {
-      clients.forEach(CuratorFramework::close);
+      ParallelClose.closeAll(clients, CuratorFramework::close);
     }
   }
 }

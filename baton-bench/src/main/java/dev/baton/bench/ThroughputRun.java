@@ -114,7 +114,7 @@ final class ThroughputRun {
       }
       return new Result(total, window, counts, LongSamples.sortedUnion(latencies), packets);
     } finally {
-      opened.forEach(LockClient::close);
+      ParallelClose.closeAll(opened, LockClient::close);
     }
   }
 

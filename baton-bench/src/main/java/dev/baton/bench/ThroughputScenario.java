@@ -40,7 +40,7 @@ final class ThroughputScenario implements Scenario {
       series.add(result.add(new Series(c.label(), c.role(), options.rounds())));
     }
     if (!options.warmup().isZero()) {
-      context.progress(name + ": warm-up, " + options.warmup().toSeconds() + " s each");
+      context.progress(name + ": warm-up, " + BenchOptions.seconds(options.warmup()) + " each");
       for (Contender c : contenders) {
         ThroughputRun.run(c, context, context.freshPath(name, c.id(), "warmup"),
             clients, threadsPerClient, options.warmup());
