@@ -195,7 +195,7 @@ final class ConfigSync implements SessionObserver {
       Code code = Code.get(rc);
       if (code == Code.OK) {
         watchSet = true;
-      } else if (!isConnectionProblem(code)) {
+      } else if (!Errors.isConnectionProblem(code)) {
         log.error("Cannot watch the config prefix {}: {}; the local copy will not follow changes", serverPrefix, code);
       }
       // On connection loss the next reconnection sets it again.
@@ -286,7 +286,7 @@ final class ConfigSync implements SessionObserver {
           pathOf(key));
     } else if (loadEpoch == epoch) {
       loadFailed = true;
-      if (!isConnectionProblem(code)) {
+      if (!Errors.isConnectionProblem(code)) {
         log.warn("Loading the config under {} failed at {}: {}; trying again", serverPrefix, pathOf(key), code);
         Session.Handle handle = watched;
         session.schedule(() -> retryLoad(handle), session.settings().retryPolicy().delayBefore(1).toNanos());
@@ -469,10 +469,5 @@ final class ConfigSync implements SessionObserver {
       return "";
     }
     return path.startsWith(serverPrefix + "/") ? path.substring(serverPrefix.length() + 1) : null;
-  }
-
-  private static boolean isConnectionProblem(Code code) {
-    return code == Code.CONNECTIONLOSS || code == Code.SESSIONEXPIRED || code == Code.OPERATIONTIMEOUT
-        || code == Code.SESSIONMOVED;
   }
 }

@@ -85,7 +85,7 @@ final class ConfigWrite {
           return Optional.empty();
         }
         default -> {
-          if (!isConnectionProblem(reply.code())) {
+          if (!Errors.isConnectionProblem(reply.code())) {
             throw refused(reply.code());
           }
           pauseAfterFailure(reply.code());
@@ -111,7 +111,7 @@ final class ConfigWrite {
    * retry policy's pause; throws the translated error otherwise, or when the policy gives up.
    */
   void failUnlessLost(Code code) {
-    if (!isConnectionProblem(code)) {
+    if (!Errors.isConnectionProblem(code)) {
       throw refused(code);
     }
     replyLost = true;
@@ -129,7 +129,7 @@ final class ConfigWrite {
       if (reply.code() == Code.OK) {
         return;
       }
-      if (!isConnectionProblem(reply.code())) {
+      if (!Errors.isConnectionProblem(reply.code())) {
         throw refused(reply.code());
       }
       pauseAfterFailure(reply.code()); // creating folders is safe to repeat
@@ -213,10 +213,5 @@ final class ConfigWrite {
   private BatonInterruptedException interrupted(InterruptedException e) {
     return new BatonInterruptedException("Interrupted during a " + what + " of config key '" + key + "' at "
         + path + "; a request on its way may or may not have been applied", e);
-  }
-
-  static boolean isConnectionProblem(Code code) {
-    return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
-        || code == Code.SESSIONMOVED;
   }
 }

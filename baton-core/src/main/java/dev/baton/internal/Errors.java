@@ -12,6 +12,18 @@ import org.apache.zookeeper.KeeperException;
 public final class Errors {
   private Errors() {}
 
+  /**
+   * Whether a reply's code says the connection or the session failed rather than the request:
+   * the codes that {@link #translate} turns into {@link ConnectionException} and
+   * {@link SessionLostException}.
+   */
+  public static boolean isConnectionProblem(KeeperException.Code code) {
+    return switch (code) {
+      case CONNECTIONLOSS, OPERATIONTIMEOUT, SESSIONEXPIRED, SESSIONMOVED -> true;
+      default -> false;
+    };
+  }
+
   public static RuntimeException translate(Throwable error, String path) {
     Throwable cause = error;
     while ((cause instanceof CompletionException || cause instanceof ExecutionException)

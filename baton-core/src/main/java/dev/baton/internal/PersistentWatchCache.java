@@ -243,8 +243,7 @@ abstract class PersistentWatchCache<T> implements SessionObserver {
     }
     // The listing sent after it fails too, and the watch is added again before the next one.
     watchedOn = null;
-    if (code != Code.CONNECTIONLOSS && code != Code.OPERATIONTIMEOUT && code != Code.SESSIONEXPIRED
-        && code != Code.SESSIONMOVED) {
+    if (!Errors.isConnectionProblem(code)) {
       refusedOn = on;
       RuntimeException error = Errors.translate(KeeperException.create(code, serverPath),
           session.settings().onClient(serverPath));
