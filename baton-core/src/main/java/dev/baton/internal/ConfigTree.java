@@ -50,12 +50,6 @@ final class ConfigTree {
     return nodes.get(key);
   }
 
-  /** The value of {@code key}; null if there is no such key (or only a folder). */
-  String value(String key) {
-    Node node = nodes.get(key);
-    return node == null ? null : node.value();
-  }
-
   /** Every key and its value, sorted. */
   Map<String, String> values() {
     Map<String, String> values = new TreeMap<>();
