@@ -28,7 +28,7 @@ import java.util.List;
  *
  * <pre>
  * ./mvnw -q -pl baton-bench -am package -DskipTests
- * java -jar baton-bench/target/baton-bench.jar --quick     # about 3 minutes
+ * java -jar baton-bench/target/baton-bench.jar --quick     # about 2.5 minutes
  * java -jar baton-bench/target/baton-bench.jar             # 6 rounds of 4 s: several times longer
  * java -jar baton-bench/target/baton-bench.jar --help
  * </pre>
@@ -94,9 +94,13 @@ public final class BenchMain {
       context.progress("ZooKeeper server pid " + server.pid() + " at " + context.connectString()
           + "; " + options.rounds() + " rounds of " + BenchOptions.seconds(options.window()) + " per contender");
       JitWarmup.run(context, warmedLibraries(), options.jitWarmup());
+      context.progress(String.format("Server start and JIT warm-up took %.1f s", (System.nanoTime() - started) / 1e9));
       for (Scenario scenario : scenarios()) {
         if (options.selects(scenario.name())) {
+          long scenarioStarted = System.nanoTime();
           results.add(scenario.run(context));
+          // Says where a run's time goes, e.g. when tuning --quick.
+          context.progress(String.format("%s took %.1f s", scenario.name(), (System.nanoTime() - scenarioStarted) / 1e9));
         }
       }
     }

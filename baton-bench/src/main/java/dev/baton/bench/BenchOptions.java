@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * The harness's settings. {@code --quick} (about 3 minutes on 2 cores) and the default differ
- * in window lengths, warm-ups, the cap of Curator's shared-object run and how many cycles are
- * counted; each can be overridden.
+ * The harness's settings. {@code --quick} (about 2.5 minutes on 2 cores) and the default differ
+ * in window lengths, warm-ups, the cap of Curator's shared-object run and how many cycles and paths
+ * are counted; each can be overridden.
  *
  * @param rounds timed rounds per scenario; every ratio is taken within a round
  * @param window how long each contender runs in a round
@@ -39,10 +39,11 @@ public record BenchOptions(
       "Runs Baton and Apache Curator interleaved against one ZooKeeper server started in its own JVM,",
       "and writes a table (stdout), results.json and results.png.",
       "",
-      "  --quick               about 3 minutes on 2 cores: 3 rounds of 1 s, warm-ups of 0.5 s and 8 s,",
-      "                        Curator's shared-object run capped at 10 s, 500 cycles counted, 10,000 paths",
+      "  --quick               about 2.5 minutes on 2 cores: 3 rounds of 0.6 s, warm-ups of 0.3 s and 8 s,",
+      "                        Curator's shared-object run capped at 5 s, 500 cycles counted, 5,000 paths,",
+      "                        2 rounds of the 10,000 async waiters",
       "                        (default: 6 rounds of 4 s, warm-ups of 2 s and 10 s, cap 60 s, 2000 cycles,",
-      "                        100,000 paths)",
+      "                        100,000 paths, 3 rounds of the async waiters)",
       "  --rounds N            timed rounds per scenario",
       "  --seconds S           seconds each contender runs in a round (decimals allowed)",
       "  --warmup S            untimed seconds per contender before the first round (decimals allowed)",
@@ -63,10 +64,10 @@ public record BenchOptions(
     // Quick: the JIT warm-up stays long enough for the first scenario to time compiled code
     // (about 8 s per library on 2 cores); the windows and Curator's 20-second case give way.
     int rounds = quick ? 3 : 6;
-    Duration window = Duration.ofSeconds(quick ? 1 : 4);
-    Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
+    Duration window = quick ? Duration.ofMillis(600) : Duration.ofSeconds(4);
+    Duration warmup = quick ? Duration.ofMillis(300) : Duration.ofSeconds(2);
     long jitWarmup = quick ? 8 : 10;
-    long sharedCap = quick ? 10 : 60;
+    long sharedCap = quick ? 5 : 60;
     Integer sharedCuratorRuns = null;
     int requestCycles = quick ? 500 : 2_000;
     Pattern only = null;

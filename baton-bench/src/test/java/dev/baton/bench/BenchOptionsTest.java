@@ -15,10 +15,10 @@ class BenchOptionsTest {
     BenchOptions quick = BenchOptions.parse("--quick");
     assertTrue(quick.quick());
     assertEquals(3, quick.rounds());
-    assertEquals(Duration.ofSeconds(1), quick.window());
-    assertEquals(Duration.ofMillis(500), quick.warmup());
+    assertEquals(Duration.ofMillis(600), quick.window());
+    assertEquals(Duration.ofMillis(300), quick.warmup());
     assertEquals(Duration.ofSeconds(8), quick.jitWarmup());
-    assertEquals(Duration.ofSeconds(10), quick.sharedCap());
+    assertEquals(Duration.ofSeconds(5), quick.sharedCap());
     assertEquals(1, quick.sharedCuratorRuns());
     assertEquals(500, quick.requestCycles());
   }
