@@ -95,8 +95,10 @@ class TestClusterTest {
             cluster.awaitServing();
             // A fresh session: the new leader gives old sessions one session timeout (2 s) to come
             // back, and a client still backing off between servers can miss it. Its session then
-            // stays expired, which says nothing about whether the ensemble serves.
-            try (RecordingClient after = RecordingClient.connect(cluster.connectString(), SESSION)) {
+            // stays expired, which says nothing about whether the ensemble serves. The fresh one
+            // is long for the same reason: a follower still syncing may drop it once.
+            try (RecordingClient after =
+                    RecordingClient.connect(cluster.connectString(), Duration.ofSeconds(30))) {
                 // Retried because the server it reached may still be syncing with the new leader.
                 await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
                     after.createOrKeep("/after", "ok".getBytes(UTF_8));
