@@ -71,8 +71,7 @@ final class AsyncWaitersScenario implements Scenario {
   @Override
   public ScenarioResult run(BenchContext context) throws Exception {
     BenchOptions options = context.options();
-    // A round of the default mode takes about 7 s (ten thousand nodes): a quick run takes two.
-    int rounds = Math.min(options.rounds(), options.quick() ? 2 : 3);
+    int rounds = options.asyncRounds();
     ScenarioResult result = new ScenarioResult(name, "waiters passed/s", true,
         "1 client; Baton: " + WAITERS + " acquireAsync waiters on one Mutex (" + mode + "); Curator: "
             + CURATOR_WAITERS + " threads, one InterProcessMutex each; all queued behind a holder, then all pass once");

@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
  * @param sharedCap how long the 500-waiter run may take before it is stopped and reported as capped
  * @param sharedCuratorRuns how many rounds run Curator's shared-object 500-waiter case (about 20 s each)
  * @param requestCycles cycles counted on the server for requests per cycle
+ * @param paths distinct lock paths taken once each in {@code mutex-100k-paths}
+ * @param asyncRounds rounds of the 10,000 async waiters (a default-mode round takes about 7 s):
+ *     {@code rounds}, but at most 3, or 2 with {@code --quick}
  * @param only runs only the scenarios whose name this matches; null runs all
  * @param out where results.json and results.png go; null: {@code bench/} beside the jar
  */
@@ -30,6 +33,8 @@ public record BenchOptions(
     Duration sharedCap,
     int sharedCuratorRuns,
     int requestCycles,
+    int paths,
+    int asyncRounds,
     Pattern only,
     Path out) {
 
@@ -51,6 +56,7 @@ public record BenchOptions(
       "  --shared-cap S        stop the 500-waiter run after S seconds and report it capped",
       "  --shared-curator-runs N  rounds that run Curator's shared-object 500-waiter case (~20 s each)",
       "  --request-cycles N    cycles counted on the server for requests per cycle",
+      "  --paths N             distinct lock paths taken once each in mutex-100k-paths",
       "  --only REGEX          run only the scenarios whose name matches",
       "  --out DIR             where results.json and results.png go (default: bench/ beside the jar)",
       "  --help                this text");
@@ -70,6 +76,7 @@ public record BenchOptions(
     long sharedCap = quick ? 5 : 60;
     Integer sharedCuratorRuns = null;
     int requestCycles = quick ? 500 : 2_000;
+    int paths = quick ? 5_000 : 100_000;
     Pattern only = null;
     Path out = null;
     for (int i = 0; i < args.length; i++) {
@@ -83,6 +90,7 @@ public record BenchOptions(
         case "--shared-cap" -> sharedCap = positiveInt(arg, value(args, ++i, arg));
         case "--shared-curator-runs" -> sharedCuratorRuns = nonNegativeInt(arg, value(args, ++i, arg));
         case "--request-cycles" -> requestCycles = positiveInt(arg, value(args, ++i, arg));
+        case "--paths" -> paths = positiveInt(arg, value(args, ++i, arg));
         case "--only" -> only = Pattern.compile(value(args, ++i, arg));
         case "--out" -> out = Path.of(value(args, ++i, arg));
         default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -90,9 +98,10 @@ public record BenchOptions(
     }
     // Curator's shared-object case takes about 20 s a run: once is enough for a quick look.
     int curatorRuns = sharedCuratorRuns != null ? sharedCuratorRuns : quick ? 1 : rounds;
+    int asyncRounds = Math.min(rounds, quick ? 2 : 3);
     return new BenchOptions(quick, rounds, window, warmup,
         Duration.ofSeconds(jitWarmup), Duration.ofSeconds(sharedCap), Math.min(curatorRuns, rounds), requestCycles,
-        only, out);
+        paths, asyncRounds, only, out);
   }
 
   boolean selects(String scenario) {

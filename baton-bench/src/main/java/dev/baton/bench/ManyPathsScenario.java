@@ -33,7 +33,7 @@ final class ManyPathsScenario implements Scenario {
 
   @Override
   public ScenarioResult run(BenchContext context) throws Exception {
-    int paths = context.options().quick() ? 5_000 : 100_000;
+    int paths = context.options().paths();
     ScenarioResult result = new ScenarioResult(NAME, "paths/s", true,
         "1 client, " + THREADS + " threads, " + String.format("%,d", paths)
             + " distinct lock paths each taken and released once");

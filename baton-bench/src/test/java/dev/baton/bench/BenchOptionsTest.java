@@ -21,6 +21,8 @@ class BenchOptionsTest {
     assertEquals(Duration.ofSeconds(5), quick.sharedCap());
     assertEquals(1, quick.sharedCuratorRuns());
     assertEquals(500, quick.requestCycles());
+    assertEquals(5_000, quick.paths());
+    assertEquals(2, quick.asyncRounds());
   }
 
   @Test
@@ -34,6 +36,8 @@ class BenchOptionsTest {
     assertEquals(Duration.ofSeconds(60), full.sharedCap());
     assertEquals(6, full.sharedCuratorRuns());
     assertEquals(2_000, full.requestCycles());
+    assertEquals(100_000, full.paths());
+    assertEquals(3, full.asyncRounds());
   }
 
   @Test
@@ -46,6 +50,13 @@ class BenchOptionsTest {
   }
 
   @Test
+  void pathsCanBeSetAndAsyncRoundsFollowFewerRounds() {
+    BenchOptions options = BenchOptions.parse("--paths", "20000", "--rounds", "1");
+    assertEquals(20_000, options.paths());
+    assertEquals(1, options.asyncRounds());
+  }
+
+  @Test
   void badValuesAreRefusedNamingTheOption() {
     assertEquals("--seconds must be at least 0.001 seconds, was 0",
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--seconds", "0")).getMessage());
@@ -55,6 +66,8 @@ class BenchOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--seconds", "-1")).getMessage());
     assertEquals("--rounds needs a whole number, was '2.5'",
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--rounds", "2.5")).getMessage());
+    assertEquals("--paths must be at least 1, was 0",
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--paths", "0")).getMessage());
     assertEquals("--only needs a value",
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--only")).getMessage());
     assertEquals("unknown option '--fast'",
