@@ -125,7 +125,7 @@ abstract class Candidacy {
         return;
       }
       term = new Term(++terms);
-      waiter = new QueueWaiter(session, serverPath, layout, ZkMutex.EXCLUSIVE, idBytes, true);
+      waiter = new QueueWaiter(session, serverPath, layout, QueueRules.EXCLUSIVE, idBytes, true);
       term.waiter = waiter;
       current = term;
     }
@@ -264,7 +264,7 @@ abstract class Candidacy {
   /** Ids of the participants in queue order, read from the ensemble; at most {@code limit}. */
   final List<String> participantIds(int limit) {
     session.checkOpen();
-    List<String> children = QueueLock.children(session, path, serverPath);
+    List<String> children = LockListing.children(session, path, serverPath);
     List<String> ids = new ArrayList<>();
     for (String node : LockNodes.sortedBySequence(children, layout.kinds())) {
       if (ids.size() >= limit) {

@@ -15,6 +15,18 @@ public final class Durations {
     return nanos >= Long.MAX_VALUE / 2 ? -1 : nanos;
   }
 
+  /**
+   * {@code timeout} itself, after checking it is a wait a caller may ask for: not null, not
+   * negative ({@link Duration#ZERO} means "try once").
+   */
+  public static Duration checkedTimeout(Duration timeout) {
+    java.util.Objects.requireNonNull(timeout, "timeout must not be null");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+    }
+    return timeout;
+  }
+
   public static String human(Duration duration) {
     long millis = duration.toMillis();
     if (duration.isNegative()) {

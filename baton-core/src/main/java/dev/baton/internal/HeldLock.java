@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * after all is deleted at once, so it does not block others.
  */
 final class HeldLock implements SessionObserver {
+  /** What Curator's {@code Revoker} writes to a lock node to ask its holder to let go. */
+  static final byte[] REVOCATION_REQUEST = "__REVOKE__".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
   private final Session session;
   private final Session.Handle handle;
   private final String path;
@@ -161,7 +164,7 @@ final class HeldLock implements SessionObserver {
     }, (rc, nodePath, ctx, data, stat) -> {
       org.apache.zookeeper.KeeperException.Code code = org.apache.zookeeper.KeeperException.Code.get(rc);
       if (code == org.apache.zookeeper.KeeperException.Code.OK) {
-        if (java.util.Arrays.equals(data, Revocation.MESSAGE)) {
+        if (java.util.Arrays.equals(data, REVOCATION_REQUEST)) {
           Session.executeQuietly(session.eventExecutor(), onRequest);
         }
       } else if (code == org.apache.zookeeper.KeeperException.Code.CONNECTIONLOSS) {

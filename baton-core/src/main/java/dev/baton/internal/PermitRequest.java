@@ -113,7 +113,7 @@ final class PermitRequest implements SessionObserver {
   // ---- the steps ----------------------------------------------------------------------------
 
   private void lockStep(int forRound) {
-    QueueWaiter waiter = new QueueWaiter(session, locksPath, ZkMutex.LAYOUT, ZkMutex.EXCLUSIVE, data, mayWait);
+    QueueWaiter waiter = new QueueWaiter(session, locksPath, QueueRules.LOCK_LAYOUT, QueueRules.EXCLUSIVE, data, mayWait);
     CompletableFuture<QueueWaiter.Acquisition> locked = waiter.start(-1, onTimeout);
     boolean stale;
     synchronized (this) {

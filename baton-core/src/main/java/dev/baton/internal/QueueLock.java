@@ -256,45 +256,4 @@ final class QueueLock {
   boolean isHeldByCurrentThread() {
     return heldBy(Thread.currentThread()).isPresent();
   }
-
-  // ---- shared by the recipes' holder() and waiters() ------------------------------------------
-
-  /** The children of a lock path, read with retries; none when the path does not exist. */
-  static List<String> children(Session session, String path, String serverPath) {
-    try {
-      return Retrying.call(session, path, zk -> zk.getChildren(serverPath, false));
-    } catch (RuntimeException e) {
-      if (e.getCause() instanceof KeeperException.NoNodeException) {
-        return List.of();
-      }
-      throw e;
-    }
-  }
-
-  /** Who owns each of {@code nodes}, in the given order; nodes gone meanwhile are left out. */
-  static List<LockOwner> owners(Session session, String serverPath, List<String> nodes) {
-    List<LockOwner> owners = new ArrayList<>();
-    for (String node : nodes) {
-      String nodePath = serverPath + "/" + node;
-      Stat stat = new Stat();
-      try {
-        byte[] data = Retrying.call(session, nodePath, zk -> zk.getData(nodePath, false, stat));
-        owners.add(OwnerData.read(node, data, stat));
-      } catch (RuntimeException e) {
-        if (!(e.getCause() instanceof KeeperException.NoNodeException)) {
-          throw e;
-        }
-        // Released between the listing and the read.
-      }
-    }
-    return owners;
-  }
-
-  static Duration checked(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
-    return timeout;
-  }
 }

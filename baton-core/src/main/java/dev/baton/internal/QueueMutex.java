@@ -24,12 +24,12 @@ abstract class QueueMutex implements Mutex {
 
   @Override
   public final Lease acquire(Duration timeout) {
-    return lock.acquireBlocking(QueueLock.checked(timeout), true).orElseThrow();
+    return lock.acquireBlocking(Durations.checkedTimeout(timeout), true).orElseThrow();
   }
 
   @Override
   public final Optional<Lease> tryAcquire(Duration timeout) {
-    return lock.acquireBlocking(QueueLock.checked(timeout), false);
+    return lock.acquireBlocking(Durations.checkedTimeout(timeout), false);
   }
 
   @Override
@@ -39,7 +39,7 @@ abstract class QueueMutex implements Mutex {
 
   @Override
   public final CompletableFuture<Lease> acquireAsync(Duration timeout) {
-    return lock.acquireAsync(QueueLock.checked(timeout), true);
+    return lock.acquireAsync(Durations.checkedTimeout(timeout), true);
   }
 
   @Override

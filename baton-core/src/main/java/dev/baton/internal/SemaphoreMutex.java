@@ -40,12 +40,12 @@ final class SemaphoreMutex implements Mutex {
 
   @Override
   public Lease acquire(Duration timeout) {
-    return acquireBlocking(ZkSemaphore.checked(timeout), true).orElseThrow();
+    return acquireBlocking(Durations.checkedTimeout(timeout), true).orElseThrow();
   }
 
   @Override
   public Optional<Lease> tryAcquire(Duration timeout) {
-    return acquireBlocking(ZkSemaphore.checked(timeout), false);
+    return acquireBlocking(Durations.checkedTimeout(timeout), false);
   }
 
   private Optional<Lease> acquireBlocking(Duration timeout, boolean timeoutThrows) {
@@ -88,7 +88,7 @@ final class SemaphoreMutex implements Mutex {
    */
   @Override
   public List<LockOwner> waiters() {
-    List<LockOwner> queued = semaphore.owners("locks", ZkMutex.PREFIX);
+    List<LockOwner> queued = semaphore.owners("locks", QueueRules.LOCK_PREFIX);
     List<LockOwner> leases = semaphore.owners("leases", PermitCount.PREFIX);
     List<LockOwner> waiters = new ArrayList<>(leases.subList(Math.min(1, leases.size()), leases.size()));
     // The mutex's holder is the one whose lease node waits: list it once.

@@ -86,10 +86,7 @@ public final class ZkBarrier implements Barrier {
 
   @Override
   public boolean await(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
+    Durations.checkedTimeout(timeout);
     if (timeout.isZero()) {
       return !isSet(); // only look: one read, and no watch to clean up
     }

@@ -251,10 +251,7 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public boolean awaitSynced(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
+    Durations.checkedTimeout(timeout);
     checkNotClosed();
     long nanos = Durations.timeoutNanos(timeout);
     long deadline = System.nanoTime() + (nanos < 0 ? Long.MAX_VALUE / 2 : nanos);

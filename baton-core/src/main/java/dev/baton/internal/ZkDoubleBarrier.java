@@ -58,7 +58,7 @@ public final class ZkDoubleBarrier implements DoubleBarrier {
 
   @Override
   public void enter(Duration timeout) {
-    enter(timeout, Durations.timeoutNanos(checked(timeout)));
+    enter(timeout, Durations.timeoutNanos(Durations.checkedTimeout(timeout)));
   }
 
   private void enter(Duration timeout, long timeoutNanos) {
@@ -108,7 +108,7 @@ public final class ZkDoubleBarrier implements DoubleBarrier {
 
   @Override
   public void leave(Duration timeout) {
-    leave(timeout, Durations.timeoutNanos(checked(timeout)));
+    leave(timeout, Durations.timeoutNanos(Durations.checkedTimeout(timeout)));
   }
 
   private void leave(Duration timeout, long timeoutNanos) {
@@ -159,14 +159,6 @@ public final class ZkDoubleBarrier implements DoubleBarrier {
       cause.fillInStackTrace();
     }
     return cause;
-  }
-
-  private static Duration checked(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
-    return timeout;
   }
 
   @Override

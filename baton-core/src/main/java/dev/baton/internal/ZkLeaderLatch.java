@@ -61,10 +61,7 @@ public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
 
   @Override
   public boolean await(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
+    Durations.checkedTimeout(timeout);
     long limit = Durations.timeoutNanos(timeout);
     long deadline = System.nanoTime() + limit;
     synchronized (this) {

@@ -27,7 +27,7 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
   private volatile Term leadingTerm;
 
   public ZkLeaderSelector(Session session, String path, String participantId, LeaderTask task) {
-    super(session, path, checkParticipantId(participantId), ZkMutex.LAYOUT, "LeaderSelector");
+    super(session, path, checkParticipantId(participantId), QueueRules.LOCK_LAYOUT, "LeaderSelector");
     this.task = Objects.requireNonNull(task, "task");
   }
 

@@ -81,7 +81,7 @@ public final class ZkMultiLock implements MultiLock {
    * starts over once it has the rest (a lease with a lost part is never handed out).
    */
   private Optional<MultiLease> take(Duration timeout, boolean timeoutThrows) {
-    QueueLock.checked(timeout);
+    Durations.checkedTimeout(timeout);
     long deadline = deadline(timeout);
     while (true) {
       List<Lease> taken = new ArrayList<>();
@@ -110,7 +110,7 @@ public final class ZkMultiLock implements MultiLock {
 
   @Override
   public CompletableFuture<MultiLease> acquireAsync(Duration timeout) {
-    QueueLock.checked(timeout);
+    Durations.checkedTimeout(timeout);
     CompletableFuture<MultiLease> result = new CompletableFuture<>();
     new AsyncAcquisition(deadline(timeout), result).start();
     return result;

@@ -13,10 +13,8 @@ import java.util.Optional;
  * under the lock path).
  */
 public final class ZkMutex extends QueueMutex {
-  static final String PREFIX = "lock-";
-  static final QueueWaiter.QueueLayout LAYOUT = QueueWaiter.QueueLayout.of(PREFIX);
-  /** Mutual exclusion: wait for the node just below, if any. */
-  static final QueueWaiter.QueueRule EXCLUSIVE = lower -> lower.isEmpty() ? null : lower.get(lower.size() - 1);
+  private static final QueueWaiter.QueueLayout LAYOUT = QueueRules.LOCK_LAYOUT;
+  private static final QueueWaiter.QueueRule EXCLUSIVE = QueueRules.EXCLUSIVE;
 
   private final Session session;
   private final String path;
@@ -54,8 +52,8 @@ public final class ZkMutex extends QueueMutex {
 
   private List<LockOwner> queue() {
     session.checkOpen();
-    List<String> children = QueueLock.children(session, path, serverPath);
-    return QueueLock.owners(session, serverPath, LockNodes.sortedBySequence(children, PREFIX));
+    List<String> children = LockListing.children(session, path, serverPath);
+    return LockListing.owners(session, serverPath, LockNodes.sortedBySequence(children, QueueRules.LOCK_PREFIX));
   }
 
   @Override

@@ -168,7 +168,7 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
 
   @Override
   public Optional<QueueItem<T>> take(Duration timeout) {
-    return take(Durations.timeoutNanos(QueueLock.checked(timeout)));
+    return take(Durations.timeoutNanos(Durations.checkedTimeout(timeout)));
   }
 
   private Optional<QueueItem<T>> take(long timeoutNanos) {

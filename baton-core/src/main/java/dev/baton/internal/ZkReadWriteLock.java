@@ -89,12 +89,12 @@ public final class ZkReadWriteLock implements ReadWriteLock {
   /** The node names, split into holders and waiters; read from the ensemble. */
   ReadWriteRules.Queue queue() {
     session.checkOpen();
-    return ReadWriteRules.queue(QueueLock.children(session, path, serverPath));
+    return ReadWriteRules.queue(LockListing.children(session, path, serverPath));
   }
 
   /** Who owns {@code nodes}, in order; nodes gone meanwhile are left out. */
   List<LockOwner> owners(List<String> nodes) {
-    return QueueLock.owners(session, serverPath, nodes);
+    return LockListing.owners(session, serverPath, nodes);
   }
 
   @Override

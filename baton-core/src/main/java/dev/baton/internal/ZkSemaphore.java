@@ -58,22 +58,22 @@ public final class ZkSemaphore implements Semaphore {
 
   @Override
   public Lease acquire(Duration timeout) {
-    return lease(hold(1, checked(timeout), true).orElseThrow());
+    return lease(hold(1, Durations.checkedTimeout(timeout), true).orElseThrow());
   }
 
   @Override
   public Optional<Lease> tryAcquire(Duration timeout) {
-    return hold(1, checked(timeout), false).map(ZkSemaphore::lease);
+    return hold(1, Durations.checkedTimeout(timeout), false).map(ZkSemaphore::lease);
   }
 
   @Override
   public Lease acquire(int count, Duration timeout) {
-    return lease(hold(checked(count), checked(timeout), true).orElseThrow());
+    return lease(hold(checked(count), Durations.checkedTimeout(timeout), true).orElseThrow());
   }
 
   @Override
   public Optional<Lease> tryAcquire(int count, Duration timeout) {
-    return hold(checked(count), checked(timeout), false).map(ZkSemaphore::lease);
+    return hold(checked(count), Durations.checkedTimeout(timeout), false).map(ZkSemaphore::lease);
   }
 
   /**
@@ -116,7 +116,7 @@ public final class ZkSemaphore implements Semaphore {
 
   @Override
   public CompletableFuture<Lease> acquireAsync(Duration timeout) {
-    return acquireAsync(checked(timeout), true);
+    return acquireAsync(Durations.checkedTimeout(timeout), true);
   }
 
   private CompletableFuture<Lease> acquireAsync(Duration timeout, boolean timed) {
@@ -169,8 +169,8 @@ public final class ZkSemaphore implements Semaphore {
   List<LockOwner> owners(String dir, String prefix) {
     session.checkOpen();
     String parent = serverPath + "/" + dir;
-    List<String> children = QueueLock.children(session, path, parent);
-    return QueueLock.owners(session, parent, LockNodes.sortedBySequence(children, prefix));
+    List<String> children = LockListing.children(session, path, parent);
+    return LockListing.owners(session, parent, LockNodes.sortedBySequence(children, prefix));
   }
 
   private int checked(int count) {
@@ -179,14 +179,6 @@ public final class ZkSemaphore implements Semaphore {
           + " (the permits of semaphore " + path + "), was " + count);
     }
     return count;
-  }
-
-  static Duration checked(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
-    if (timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-    }
-    return timeout;
   }
 
   @Override
