@@ -1,6 +1,7 @@
 package dev.baton;
 
-import dev.baton.internal.FixedAcl;
+import dev.baton.lock.Mutex;
+import dev.baton.FixedAcl;
 import java.util.List;
 import org.apache.zookeeper.data.ACL;
 

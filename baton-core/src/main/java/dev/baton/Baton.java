@@ -1,10 +1,29 @@
 package dev.baton;
 
-import dev.baton.internal.ClientSettings;
-import dev.baton.internal.ConnectStrings;
-import dev.baton.internal.Paths;
-import dev.baton.internal.Session;
-import dev.baton.internal.ZkMutex;
+import dev.baton.atomic.Counter;
+import dev.baton.barrier.Barrier;
+import dev.baton.barrier.DoubleBarrier;
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigOptions;
+import dev.baton.config.ConfigSnapshotException;
+import dev.baton.discovery.ServiceRegistry;
+import dev.baton.internal.lock.ZkMutex;
+import dev.baton.internal.session.ClientSettings;
+import dev.baton.internal.session.ConnectStrings;
+import dev.baton.internal.session.Paths;
+import dev.baton.internal.session.Session;
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
+import dev.baton.leader.LeaderTask;
+import dev.baton.lock.LeaseLostException;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.MultiLock;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
+import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.RevocationListener;
+import dev.baton.lock.Semaphore;
+import dev.baton.queue.DistributedQueue;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -74,7 +93,7 @@ public final class Baton implements AutoCloseable {
   public MultiLock multiLock(Mutex... locks) {
     session.checkOpen();
     java.util.Objects.requireNonNull(locks, "locks");
-    return new dev.baton.internal.ZkMultiLock(java.util.Arrays.asList(locks));
+    return new dev.baton.internal.lock.ZkMultiLock(java.util.Arrays.asList(locks));
   }
 
   /**
@@ -89,7 +108,7 @@ public final class Baton implements AutoCloseable {
   public boolean requestRevocation(Mutex mutex) {
     session.checkOpen();
     java.util.Objects.requireNonNull(mutex, "mutex");
-    return dev.baton.internal.Revocation.request(session, mutex);
+    return dev.baton.internal.lock.Revocation.request(session, mutex);
   }
 
   /**
@@ -99,7 +118,7 @@ public final class Baton implements AutoCloseable {
    */
   public ReadWriteLock readWriteLock(String path) {
     session.checkOpen();
-    return new dev.baton.internal.ZkReadWriteLock(session, Paths.validateRecipePath(path, "read-write lock path"));
+    return new dev.baton.internal.lock.ZkReadWriteLock(session, Paths.validateRecipePath(path, "read-write lock path"));
   }
 
   /**
@@ -109,7 +128,7 @@ public final class Baton implements AutoCloseable {
    */
   public Counter counter(String path) {
     session.checkOpen();
-    return new dev.baton.internal.ZkCounter(session, Paths.validateRecipePath(path, "counter path"));
+    return new dev.baton.internal.atomic.ZkCounter(session, Paths.validateRecipePath(path, "counter path"));
   }
 
   /**
@@ -133,7 +152,7 @@ public final class Baton implements AutoCloseable {
   public java.util.List<org.apache.zookeeper.OpResult> transaction(org.apache.zookeeper.Op... ops) {
     session.checkOpen();
     java.util.Objects.requireNonNull(ops, "ops");
-    return dev.baton.internal.Transactions.run(session, java.util.Arrays.asList(ops));
+    return dev.baton.internal.session.Transactions.run(session, java.util.Arrays.asList(ops));
   }
 
   /**
@@ -145,7 +164,7 @@ public final class Baton implements AutoCloseable {
    */
   public Semaphore semaphore(String path, int permits) {
     session.checkOpen();
-    return new dev.baton.internal.ZkSemaphore(session, Paths.validateRecipePath(path, "semaphore path"), permits);
+    return new dev.baton.internal.semaphore.ZkSemaphore(session, Paths.validateRecipePath(path, "semaphore path"), permits);
   }
 
   /**
@@ -155,7 +174,7 @@ public final class Baton implements AutoCloseable {
    */
   public Mutex semaphoreMutex(String path) {
     session.checkOpen();
-    return dev.baton.internal.ZkSemaphore.mutex(session, Paths.validateRecipePath(path, "semaphore mutex path"));
+    return dev.baton.internal.semaphore.ZkSemaphore.mutex(session, Paths.validateRecipePath(path, "semaphore mutex path"));
   }
 
   /**
@@ -166,7 +185,7 @@ public final class Baton implements AutoCloseable {
    */
   public Barrier barrier(String path) {
     session.checkOpen();
-    return new dev.baton.internal.ZkBarrier(session, Paths.validateRecipePath(path, "barrier path"));
+    return new dev.baton.internal.barrier.ZkBarrier(session, Paths.validateRecipePath(path, "barrier path"));
   }
 
   /**
@@ -179,7 +198,7 @@ public final class Baton implements AutoCloseable {
    */
   public DoubleBarrier doubleBarrier(String path, int members) {
     session.checkOpen();
-    return new dev.baton.internal.ZkDoubleBarrier(
+    return new dev.baton.internal.barrier.ZkDoubleBarrier(
         session, Paths.validateRecipePath(path, "double barrier path"), members);
   }
 
@@ -192,7 +211,7 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
-    return new dev.baton.internal.ZkLeaderLatch(
+    return new dev.baton.internal.leader.ZkLeaderLatch(
         session, Paths.validateRecipePath(path, "leader latch path"), participantId);
   }
 
@@ -205,7 +224,7 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
-    return new dev.baton.internal.ZkLeaderSelector(
+    return new dev.baton.internal.leader.ZkLeaderSelector(
         session, Paths.validateRecipePath(path, "leader selector path"), participantId, task);
   }
 
@@ -220,7 +239,7 @@ public final class Baton implements AutoCloseable {
    */
   public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
     session.checkOpen();
-    return new dev.baton.internal.ZkQueue<>(session, Paths.validateRecipePath(path, "queue path"), codec);
+    return new dev.baton.internal.queue.ZkQueue<>(session, Paths.validateRecipePath(path, "queue path"), codec);
   }
 
   /**
@@ -233,7 +252,7 @@ public final class Baton implements AutoCloseable {
    */
   public ServiceRegistry serviceRegistry(String basePath) {
     session.checkOpen();
-    return new dev.baton.internal.ZkServiceRegistry(
+    return new dev.baton.internal.discovery.ZkServiceRegistry(
         session, Paths.validateRecipePath(basePath, "service registry base path"));
   }
 
@@ -260,7 +279,7 @@ public final class Baton implements AutoCloseable {
    */
   public ConfigCenter config(String prefix, ConfigOptions options) {
     session.checkOpen();
-    return dev.baton.internal.ZkConfigCenter.open(
+    return dev.baton.internal.config.ZkConfigCenter.open(
         session, Paths.validateRecipePath(prefix, "config prefix"), options);
   }
 
@@ -324,7 +343,7 @@ public final class Baton implements AutoCloseable {
     private Executor eventExecutor;
     private boolean connectInBackground;
     private AclProvider aclProvider = AclProvider.open();
-    private final dev.baton.internal.ZkClientOptions zkClient = new dev.baton.internal.ZkClientOptions();
+    private final dev.baton.internal.session.ZkClientOptions zkClient = new dev.baton.internal.session.ZkClientOptions();
 
     private Builder() {}
 
@@ -487,7 +506,7 @@ public final class Baton implements AutoCloseable {
       if (connectString == null) {
         throw new IllegalStateException("connectString is required: Baton.builder().connectString(\"host:2181\")");
       }
-      if (aclProvider instanceof dev.baton.internal.FixedAcl fixed && fixed.needsIdentity()
+      if (aclProvider instanceof dev.baton.FixedAcl fixed && fixed.needsIdentity()
           && authUser == null && !zkClient.hasClientCertificate()) {
         throw new IllegalStateException("The ACL " + aclProvider + " grants rights to the creator's"
             + " identity, and this client has none, so ZooKeeper would refuse every create: add"

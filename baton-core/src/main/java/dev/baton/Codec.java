@@ -24,12 +24,12 @@ public interface Codec<T> {
 
   /** Text as UTF-8 bytes; bytes that are not valid UTF-8 decode with replacement characters. */
   static Codec<String> utf8() {
-    return dev.baton.internal.Codecs.UTF8;
+    return dev.baton.Codecs.UTF8;
   }
 
   /** The bytes themselves, copied both ways so that neither side can change the other's array. */
   static Codec<byte[]> bytes() {
-    return dev.baton.internal.Codecs.BYTES;
+    return dev.baton.Codecs.BYTES;
   }
 
   /**
@@ -41,6 +41,6 @@ public interface Codec<T> {
    * @throws NullPointerException if {@code type} is null
    */
   static <T> Codec<T> json(Class<T> type) {
-    return dev.baton.internal.Codecs.json(Objects.requireNonNull(type, "type must not be null"));
+    return dev.baton.Codecs.json(Objects.requireNonNull(type, "type must not be null"));
   }
 }

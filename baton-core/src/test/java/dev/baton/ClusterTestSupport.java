@@ -17,20 +17,20 @@ import org.junit.jupiter.api.BeforeAll;
  * One standalone test server per test class (sessions up to 30 s allowed), a raw client to look
  * at the nodes it holds, and clients and thread pools closed after each test, last made first.
  */
-abstract class ClusterTestSupport {
-  static TestCluster cluster;
-  static HelperZk raw;
+public abstract class ClusterTestSupport {
+  public static TestCluster cluster;
+  public static HelperZk raw;
 
   private final List<AutoCloseable> toClose = new ArrayList<>();
 
   @BeforeAll
-  static void startCluster() throws Exception {
+  public static void startCluster() throws Exception {
     cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
     raw = HelperZk.connect(cluster.connectString());
   }
 
   @AfterAll
-  static void stopCluster() throws Exception {
+  public static void stopCluster() throws Exception {
     if (raw != null) {
       raw.close();
     }
@@ -40,36 +40,36 @@ abstract class ClusterTestSupport {
   }
 
   @AfterEach
-  void closeAll() throws Exception {
+  public void closeAll() throws Exception {
     for (int i = toClose.size() - 1; i >= 0; i--) {
       toClose.get(i).close();
     }
     toClose.clear();
   }
 
-  <T extends AutoCloseable> T closing(T resource) {
+  public <T extends AutoCloseable> T closing(T resource) {
     toClose.add(resource);
     return resource;
   }
 
-  Baton baton(String connectString, Duration sessionTimeout) {
+  public Baton baton(String connectString, Duration sessionTimeout) {
     return closing(Baton.builder().connectString(connectString).sessionTimeout(sessionTimeout)
         .connectionTimeout(Duration.ofSeconds(10)).build());
   }
 
   /** A client of the test server with a 10 s session. */
-  Baton baton() {
+  public Baton baton() {
     return baton(cluster.connectString(), Duration.ofSeconds(10));
   }
 
   /** A fixed pool, shut down after the test. */
-  ExecutorService pool(int threads) {
+  public ExecutorService pool(int threads) {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     closing(pool::shutdownNow);
     return pool;
   }
 
-  static void awaitChildren(String path, int count) {
+  public static void awaitChildren(String path, int count) {
     await().atMost(Duration.ofSeconds(15)).untilAsserted(
         () -> assertThat(raw.children(path)).as("children of " + path).hasSize(count));
   }

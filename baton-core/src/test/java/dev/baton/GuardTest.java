@@ -1,5 +1,9 @@
 package dev.baton;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseLostException;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.MultiLock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -17,14 +17,14 @@ import org.apache.zookeeper.data.Stat;
  * A plain ZooKeeper client for the mutex tests, to look at the nodes Baton (or Curator) leaves on
  * the server without going through the code under test.
  */
-final class HelperZk implements AutoCloseable {
+public final class HelperZk implements AutoCloseable {
   private final ZooKeeper zk;
 
   private HelperZk(ZooKeeper zk) {
     this.zk = zk;
   }
 
-  static HelperZk connect(String connectString) throws Exception {
+  public static HelperZk connect(String connectString) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
       if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
@@ -39,18 +39,18 @@ final class HelperZk implements AutoCloseable {
   }
 
   /** The children of {@code path} on a short-lived connection of its own. */
-  static List<String> childrenOf(String connectString, String path) throws Exception {
+  public static List<String> childrenOf(String connectString, String path) throws Exception {
     try (HelperZk zk = connect(connectString)) {
       return zk.children(path);
     }
   }
 
-  ZooKeeper zk() {
+  public ZooKeeper zk() {
     return zk;
   }
 
   /** The children of {@code path}, sorted; none when the path does not exist. */
-  List<String> children(String path) throws Exception {
+  public List<String> children(String path) throws Exception {
     try {
       List<String> children = new ArrayList<>(zk.getChildren(path, false));
       children.sort(null);
@@ -60,12 +60,12 @@ final class HelperZk implements AutoCloseable {
     }
   }
 
-  boolean exists(String path) throws Exception {
+  public boolean exists(String path) throws Exception {
     return zk.exists(path, false) != null;
   }
 
   /** The zxid that created {@code path}; fails if it does not exist. */
-  long czxid(String path) throws Exception {
+  public long czxid(String path) throws Exception {
     Stat stat = zk.exists(path, false);
     if (stat == null) {
       throw new AssertionError("no node at " + path);
@@ -73,12 +73,12 @@ final class HelperZk implements AutoCloseable {
     return stat.getCzxid();
   }
 
-  byte[] data(String path) throws Exception {
+  public byte[] data(String path) throws Exception {
     return zk.getData(path, false, null);
   }
 
   /** Every path on the server, except ZooKeeper's own {@code /zookeeper} subtree. */
-  Set<String> tree() throws Exception {
+  public Set<String> tree() throws Exception {
     Set<String> paths = new TreeSet<>();
     Deque<String> todo = new ArrayDeque<>(List.of("/"));
     while (!todo.isEmpty()) {
@@ -101,7 +101,7 @@ final class HelperZk implements AutoCloseable {
   }
 
   /** Deletes {@code path} and everything below it; does nothing if it does not exist. */
-  void deleteRecursively(String path) throws Exception {
+  public void deleteRecursively(String path) throws Exception {
     for (String child : children(path)) {
       deleteRecursively(path.equals("/") ? "/" + child : path + "/" + child);
     }

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,7 +1,8 @@
 package dev.baton.bench;
 
-import dev.baton.MutexOptions;
 
+import dev.baton.Baton;
+import dev.baton.lock.MutexOptions;
 import dev.baton.bench.lock.BatonLibrary;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CreateDeleteControl;

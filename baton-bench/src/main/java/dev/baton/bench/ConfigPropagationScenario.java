@@ -1,8 +1,8 @@
 package dev.baton.bench;
 
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigListener;
 import dev.baton.Baton;
-import dev.baton.ConfigCenter;
-import dev.baton.ConfigListener;
 import dev.baton.bench.lock.Role;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.baton.bench;
 
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeadershipListener;
+import dev.baton.lock.Lease;
 import dev.baton.Baton;
-import dev.baton.LeaderLatch;
-import dev.baton.Lease;
-import dev.baton.LeadershipListener;
 import dev.baton.bench.lock.Role;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.Baton;
 import dev.baton.bench.lock.Role;
 import java.awt.Color;
 import java.awt.Font;

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.Baton;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.Baton;
 import dev.baton.bench.lock.BenchLock;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.LockClient;

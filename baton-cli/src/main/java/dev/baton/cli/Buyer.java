@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
-import dev.baton.Counter;
-import dev.baton.Lease;
-import dev.baton.Mutex;
+import dev.baton.atomic.Counter;
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 

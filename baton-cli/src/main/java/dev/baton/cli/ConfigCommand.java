@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigEntry;
 import dev.baton.Baton;
-import dev.baton.ConfigCenter;
-import dev.baton.ConfigEntry;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package dev.baton.cli;
 
+import dev.baton.internal.session.ConnectStrings;
 import dev.baton.Baton;
 import dev.baton.BatonException;
 import dev.baton.ConnectionException;
-import dev.baton.internal.ConnectStrings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;

@@ -1,9 +1,9 @@
 package dev.baton.cli;
 
+import dev.baton.internal.session.Paths;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.LockOwner;
 import dev.baton.Baton;
-import dev.baton.LockOwner;
-import dev.baton.Mutex;
-import dev.baton.internal.Paths;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;

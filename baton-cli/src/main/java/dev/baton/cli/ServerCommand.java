@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
 import dev.baton.Baton;
-import dev.baton.ServiceInstance;
-import dev.baton.ServiceRegistry;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

@@ -1,12 +1,12 @@
 package dev.baton.cli;
 
+import dev.baton.config.ConfigCenter;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
-import dev.baton.ConfigCenter;
-import dev.baton.Registration;
-import dev.baton.ServiceInstance;
-import dev.baton.ServiceRegistry;
 import dev.baton.testkit.TestCluster;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

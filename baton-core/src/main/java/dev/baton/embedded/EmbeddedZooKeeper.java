@@ -1,5 +1,6 @@
 package dev.baton.embedded;
 
+import dev.baton.Baton;
 import dev.baton.BatonException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

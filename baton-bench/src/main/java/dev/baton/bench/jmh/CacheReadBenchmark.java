@@ -1,11 +1,11 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.config.ConfigCenter;
+import dev.baton.discovery.PickStrategy;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
+import dev.baton.discovery.ServiceView;
 import dev.baton.Baton;
-import dev.baton.ConfigCenter;
-import dev.baton.PickStrategy;
-import dev.baton.ServiceInstance;
-import dev.baton.ServiceRegistry;
-import dev.baton.ServiceView;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

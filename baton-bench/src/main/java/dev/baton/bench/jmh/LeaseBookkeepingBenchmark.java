@@ -1,7 +1,7 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.lock.Lease;
 import dev.baton.Baton;
-import dev.baton.Lease;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

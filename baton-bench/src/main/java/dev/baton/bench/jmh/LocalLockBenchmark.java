@@ -1,9 +1,9 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.Baton;
-import dev.baton.Lease;
-import dev.baton.Mutex;
-import dev.baton.MutexOptions;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

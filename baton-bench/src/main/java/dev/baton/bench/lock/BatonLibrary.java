@@ -1,9 +1,9 @@
 package dev.baton.bench.lock;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.Baton;
-import dev.baton.Lease;
-import dev.baton.Mutex;
-import dev.baton.MutexOptions;
 import java.time.Duration;
 import java.util.function.Supplier;
 

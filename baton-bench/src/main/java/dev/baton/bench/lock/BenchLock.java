@@ -1,5 +1,7 @@
 package dev.baton.bench.lock;
 
+import dev.baton.Baton;
+
 /**
  * One lock object as a contender offers it: a Baton {@code Mutex}, a Curator {@code
  * InterProcessMutex}, or a raw request pattern. Whether threads share one object or each has its

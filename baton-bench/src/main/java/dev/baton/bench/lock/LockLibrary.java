@@ -1,5 +1,7 @@
 package dev.baton.bench.lock;
 
+import dev.baton.Baton;
+
 /** Opens clients of one kind: Baton, Curator, or the raw ZooKeeper client running a pattern. */
 @FunctionalInterface
 public interface LockLibrary {

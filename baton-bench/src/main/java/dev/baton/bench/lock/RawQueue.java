@@ -1,5 +1,6 @@
 package dev.baton.bench.lock;
 
+import dev.baton.Baton;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,5 +1,7 @@
 package dev.baton.bench.lock;
 
+import dev.baton.Baton;
+
 /** How the threads of one client get their lock objects. */
 public enum Sharing {
   /** One object per client, shared by all its threads (how Baton's {@code Mutex} is meant to be used). */

@@ -1,0 +1,62 @@
+package dev.baton.discovery;
+
+import dev.baton.ConnectionException;
+import dev.baton.NotAuthorizedException;
+import dev.baton.RetryPolicy;
+
+/**
+ * An instance registered by this client: its ephemeral node {@code <base>/<service>/<id>} lives
+ * as long as this registration is open and the client's session lives. Thread-safe.
+ *
+ * <p>Kept up by the client: after session expiry the node went with the old session, and the
+ * client creates it again on its new session by itself (as Curator's {@code ServiceDiscovery}
+ * does), so other clients see the instance leave and come back. After a connection loss that the
+ * session survives, the node is still there; the client checks once that it is, and creates it
+ * again if it is not (someone deleted it). Should another session hold a node of the same id
+ * (a restarted process that kept its id, before its old session ended), the client replaces it,
+ * as Curator does: ids must be unique among the live instances of a service.
+ */
+public interface Registration extends AutoCloseable {
+
+  /** The instance as last registered or updated. */
+  ServiceInstance instance();
+
+  /** The path of the instance's node, {@code <base>/<service>/<id>}. */
+  String path();
+
+  /**
+   * Whether the node is known to exist on the client's current session and the connection is
+   * up: false while the connection is suspended, after the session was lost and until the node
+   * is made again on the new one, and once closed. Local state; makes no request.
+   */
+  boolean isRegistered();
+
+  /**
+   * Replaces the node's data with {@code instance}, which must keep the service name and id.
+   * Returns once the ensemble has the new data. Other clients' views see the change.
+   *
+   * <p>Connection loss: waits and retries as the {@link RetryPolicy} allows (writing the same
+   * data twice does no harm), then fails with {@link ConnectionException}; the new data stays
+   * the registration's and is written once the connection is back.
+   *
+   * @throws IllegalArgumentException if {@code instance} has another name or id
+   * @throws IllegalStateException if the registration is closed
+   * @throws NotAuthorizedException naming the path if the node's ACL refuses this identity
+   */
+  void update(ServiceInstance instance);
+
+  /**
+   * Unregisters: deletes the node and stops keeping it up, so that callers stop being sent here.
+   * Returns once the node is deleted. Idempotent.
+   *
+   * <p>Connection loss: retries as the {@link RetryPolicy} allows, then fails with {@link
+   * ConnectionException} while the delete goes on in the background; the node goes with the
+   * session at the latest. Once the session is lost (or presumed lost) the node is gone with it,
+   * and this returns at once.
+   *
+   * @throws NotAuthorizedException naming the service path if its ACL refuses this identity the
+   *     delete; the node then stays until the session ends
+   */
+  @Override
+  void close();
+}

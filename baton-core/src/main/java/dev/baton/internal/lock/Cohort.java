@@ -1,0 +1,439 @@
+package dev.baton.internal.lock;
+
+import dev.baton.internal.engine.HeldLock;
+import dev.baton.internal.engine.LockDelay;
+import dev.baton.internal.engine.LockNodes;
+import dev.baton.internal.engine.OwnerData;
+import dev.baton.internal.engine.QueueWaiter;
+import dev.baton.internal.session.Durations;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Paths;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.SessionObserver;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.FencingTokens;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.MutexOptions;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * The waiters of one mutex object that share one lock node (see {@link MutexOptions}): they queue
+ * here, one node queues on the ensemble for all of them, and the node passes from holder to
+ * holder inside the client (lock cohorting), or stays cached while nobody else wants it.
+ *
+ * <p>Why it stays safe:
+ *
+ * <ul>
+ *   <li>Exclusion: one holder at a time owns the node; a holder's lease is RELEASED before the
+ *       next local holder gets one, and the ensemble sees one node, so the queue's order holds
+ *       against other clients.
+ *   <li>Tokens: each holder of a node gets the node's token plus the number of holders it served
+ *       before (see {@link FencingTokens}); a node serves at most {@link FencingTokens#PER_NODE}.
+ *   <li>Loss: the node is handed over or reused only while its session is connected and the
+ *       lease was HELD at release; otherwise it is dropped, and the waiters queue a fresh node.
+ *   <li>Fairness: at most {@code localHandOvers} local hand-overs in a row, unless a children
+ *       watch (armed while caching) shows nobody else has queued.
+ * </ul>
+ *
+ * State is guarded by {@code this}. Calls into a {@link QueueWaiter} (which completes its future
+ * under its own monitor) and completions of waiters' futures happen after leaving it, so the two
+ * monitors are never taken in opposite orders.
+ */
+public final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
+  private final Session session;
+  private final String path;
+  private final String serverPath;
+  private final QueueWaiter.QueueLayout layout;
+  private final QueueWaiter.QueueRule rule;
+  private final int localHandOvers;
+  private final long cacheIdleNanos;
+  private final long lockDelayNanos;
+
+  private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
+  private QueueWaiter queueing;
+  private QueueWaiter.Acquisition node;
+  private HeldLock holder;
+  private int served;
+  private int inARow;
+  private boolean contended;
+  private boolean watched;
+  private boolean markedCached;
+  private ScheduledFuture<?> idleTimer;
+
+  private static final class LocalWaiter {
+    final Thread thread;
+    final CompletableFuture<HeldLock> granted = new CompletableFuture<>();
+    ScheduledFuture<?> timer;
+
+    LocalWaiter(Thread thread) {
+      this.thread = thread;
+    }
+  }
+
+  Cohort(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
+      MutexOptions options) {
+    this.session = session;
+    this.path = path;
+    this.serverPath = session.settings().onServer(path);
+    this.layout = layout;
+    this.rule = rule;
+    this.localHandOvers = options.localHandOvers();
+    this.cacheIdleNanos = Durations.timeoutNanos(options.cacheIdle());
+    this.lockDelayNanos = Durations.timeoutNanos(options.lockDelay());
+  }
+
+  /**
+   * Waits for the lock. {@code timeoutNanos < 0} waits without limit. Cancelling the future
+   * withdraws the waiter; a lock granted as it is cancelled is released.
+   */
+  CompletableFuture<HeldLock> acquire(Thread thread, long timeoutNanos, Supplier<RuntimeException> onTimeout) {
+    LocalWaiter waiter = new LocalWaiter(thread);
+    List<Runnable> after = new ArrayList<>(2);
+    synchronized (this) {
+      if (session.isClosed()) {
+        waiter.granted.completeExceptionally(new ClientClosedException(session.settings().connectString()));
+        return waiter.granted;
+      }
+      if (node != null && holder == null) {
+        if (reusable()) {
+          HeldLock lock = grant();
+          after.add(() -> handTo(waiter, lock));
+        } else {
+          dropNode();
+        }
+      }
+      if (after.isEmpty()) {
+        waiting.add(waiter);
+        if (timeoutNanos >= 0) {
+          waiter.timer = session.scheduler().schedule(
+              () -> timeOut(waiter, onTimeout), timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        if (node == null && queueing == null) {
+          startQueueing(thread, after);
+        }
+      }
+    }
+    after.forEach(Runnable::run);
+    waiter.granted.whenComplete((lock, error) -> {
+      if (error instanceof CancellationException) {
+        withdraw(waiter);
+      }
+    });
+    return waiter.granted;
+  }
+
+  /** The cached node, if it can serve a holder now without any request. */
+  Optional<HeldLock> tryCached() {
+    synchronized (this) {
+      if (node == null || holder != null || !reusable()) {
+        return Optional.empty();
+      }
+      return Optional.of(grant());
+    }
+  }
+
+  /** Whether this client holds or queues a node: a try without waiting finds itself ahead. */
+  synchronized boolean busy() {
+    return node != null || queueing != null;
+  }
+
+  // ---- the node's life ----------------------------------------------------------------------
+
+  private void startQueueing(Thread firstWaiter, List<Runnable> after) {
+    QueueWaiter queued = new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(firstWaiter), true)
+        .withLockDelay(lockDelayNanos);
+    queueing = queued;
+    after.add(() -> queued.start(-1, () -> new AcquireTimeoutException(path, null))
+        .whenComplete((acquisition, error) -> onQueued(queued, acquisition, error)));
+  }
+
+  private void onQueued(QueueWaiter queued, QueueWaiter.Acquisition acquisition, Throwable error) {
+    List<Runnable> after = new ArrayList<>(2);
+    synchronized (this) {
+      if (queueing != queued) {
+        if (acquisition != null) {
+          Nodes.deleteInBackground(session, acquisition.handle(), acquisition.serverNodePath());
+        }
+        return;
+      }
+      queueing = null;
+      if (error != null) {
+        RuntimeException reason = Errors.translate(error, path);
+        for (LocalWaiter waiter : drainWaiting()) {
+          after.add(() -> waiter.granted.completeExceptionally(reason));
+        }
+      } else {
+        node = acquisition;
+        session.addObserver(this); // while it has a node; the queueing waiter watched until now
+        served = 0;
+        inARow = 0;
+        contended = false;
+        watched = false;
+        markedCached = false;
+        handToNext(after);
+      }
+    }
+    after.forEach(Runnable::run);
+  }
+
+  /** Called by the holder's lease when its last level is released. */
+  @Override
+  public void released(HeldLock lock, LeaseState stateAtRelease) {
+    List<Runnable> after = new ArrayList<>(2);
+    synchronized (this) {
+      if (holder != lock) {
+        return;
+      }
+      holder = null;
+      boolean sound = stateAtRelease == LeaseState.HELD && isCurrent(node) && served < FencingTokens.PER_NODE;
+      if (!sound) {
+        dropNode(stateAtRelease != LeaseState.LOST);
+        requeueIfWaiting(after);
+      } else if (!waiting.isEmpty()) {
+        if (inARow < localHandOvers || (watched && !contended)) {
+          inARow++;
+          handToNext(after);
+        } else {
+          dropNode(); // let the other clients' waiters in; ours queue behind them
+          requeueIfWaiting(after);
+        }
+      } else if (cacheIdleNanos > 0 && !contended && session.state().isConnected()) {
+        keepCached();
+      } else {
+        dropNode();
+      }
+    }
+    after.forEach(Runnable::run);
+  }
+
+  private void handToNext(List<Runnable> after) {
+    LocalWaiter next;
+    while ((next = waiting.poll()) != null) {
+      if (next.timer != null) {
+        next.timer.cancel(false);
+      }
+      if (!next.granted.isDone()) {
+        LocalWaiter waiter = next;
+        HeldLock lock = grant();
+        after.add(() -> handTo(waiter, lock));
+        return;
+      }
+    }
+    // Everyone left while the node was on its way: keep it if caching, else give it up.
+    if (cacheIdleNanos > 0 && !contended && session.state().isConnected()) {
+      keepCached();
+    } else {
+      dropNode();
+    }
+  }
+
+  private HeldLock grant() {
+    cancelIdleTimer();
+    long token = node.token() + served++;
+    HeldLock lock = new HeldLock(session,
+        new QueueWaiter.Acquisition(node.handle(), node.serverNodePath(), token), path);
+    lock.keepNode(this);
+    holder = lock;
+    return lock;
+  }
+
+  /** Completes a waiter outside the monitor; a waiter cancelled meanwhile gives the lock back. */
+  private static void handTo(LocalWaiter waiter, HeldLock lock) {
+    if (!waiter.granted.complete(lock)) {
+      lock.newLease().close();
+    }
+  }
+
+  private void keepCached() {
+    QueueWaiter.Acquisition kept = node;
+    idleTimer = session.scheduler().schedule(() -> idleExpired(kept), cacheIdleNanos, TimeUnit.NANOSECONDS);
+    if (!markedCached) {
+      markedCached = true;
+      // Not waited for: holder() readers see the lock as cached from the next read on.
+      kept.handle().zk().setData(kept.serverNodePath(), OwnerData.cached(), -1, (rc, p, ctx, stat) -> { }, null);
+    }
+    if (!watched) {
+      watched = true;
+      watchOthers(kept);
+    }
+  }
+
+  /**
+   * A watch on the lock's children: any child created or deleted while we keep the node means
+   * another client queued (or left), and the cached node is given up.
+   */
+  private void watchOthers(QueueWaiter.Acquisition kept) {
+    String ours = Paths.name(kept.serverNodePath());
+    Watcher watcher = (WatchedEvent event) -> {
+      if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+        othersQueued(kept);
+      }
+    };
+    kept.handle().zk().getChildren(serverPath, watcher, (rc, p, ctx, children) -> {
+      if (Code.get(rc) != Code.OK) {
+        othersQueued(kept); // cannot tell: give the cache up rather than keep others out
+        return;
+      }
+      for (String child : LockNodes.sortedBySequence(children, layout.kinds())) {
+        if (!child.equals(ours)) {
+          othersQueued(kept);
+          return;
+        }
+      }
+    }, null);
+  }
+
+  private void othersQueued(QueueWaiter.Acquisition kept) {
+    synchronized (this) {
+      if (node != kept) {
+        return;
+      }
+      contended = true;
+      if (holder == null) {
+        dropNode();
+      }
+    }
+  }
+
+  private void idleExpired(QueueWaiter.Acquisition kept) {
+    synchronized (this) {
+      if (node == kept && holder == null) {
+        dropNode();
+      }
+    }
+  }
+
+  private void dropNode() {
+    dropNode(true);
+  }
+
+  /** Gives the node up; {@code released} says whether that is a release (see {@link LockDelay}). */
+  private void dropNode(boolean released) {
+    cancelIdleTimer();
+    if (node != null) {
+      if (released && lockDelayNanos > 0) {
+        LockDelay.releaseInBackground(session, node.handle(), node.serverNodePath());
+      } else {
+        Nodes.deleteInBackground(session, node.handle(), node.serverNodePath());
+      }
+      node = null;
+      session.removeObserver(this);
+    }
+    holder = null;
+  }
+
+  private void requeueIfWaiting(List<Runnable> after) {
+    LocalWaiter first = waiting.peek();
+    if (first != null && queueing == null && node == null) {
+      startQueueing(first.thread, after);
+    }
+  }
+
+  private boolean reusable() {
+    return !contended && served < FencingTokens.PER_NODE && isCurrent(node) && session.state().isConnected();
+  }
+
+  private boolean isCurrent(QueueWaiter.Acquisition acquisition) {
+    return acquisition != null && acquisition.handle() == session.handle() && !acquisition.handle().isExpired();
+  }
+
+  private void cancelIdleTimer() {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
+  }
+
+  // ---- waiters leaving ----------------------------------------------------------------------
+
+  private void timeOut(LocalWaiter waiter, Supplier<RuntimeException> onTimeout) {
+    if (leave(waiter)) {
+      waiter.granted.completeExceptionally(onTimeout.get());
+    }
+  }
+
+  private void withdraw(LocalWaiter waiter) {
+    leave(waiter);
+  }
+
+  /** Removes a waiter; the last one to leave withdraws the node being queued for. */
+  private boolean leave(LocalWaiter waiter) {
+    QueueWaiter toCancel = null;
+    boolean removed;
+    synchronized (this) {
+      removed = waiting.remove(waiter);
+      if (waiter.timer != null) {
+        waiter.timer.cancel(false);
+      }
+      if (removed && waiting.isEmpty() && queueing != null) {
+        toCancel = queueing;
+        queueing = null; // a grant arriving anyway is deleted by onQueued
+      }
+    }
+    if (toCancel != null) {
+      toCancel.cancel();
+    }
+    return removed;
+  }
+
+  private List<LocalWaiter> drainWaiting() {
+    List<LocalWaiter> drained = new ArrayList<>(waiting);
+    waiting.clear();
+    drained.forEach(w -> {
+      if (w.timer != null) {
+        w.timer.cancel(false);
+      }
+    });
+    return drained;
+  }
+
+  // ---- the session --------------------------------------------------------------------------
+
+  @Override
+  public void connectionStateChanged(ConnectionState state, Session.Handle affected) {
+    List<Runnable> after = new ArrayList<>(1);
+    synchronized (this) {
+      if (node == null) {
+        return;
+      }
+      if (state == ConnectionState.LOST || !isCurrent(node)) {
+        // The node is gone with its session (or presumed so). A holder's lease reports the loss
+        // by itself; its release later finds nothing to hand on. The waiters queue a new node.
+        holder = null;
+        dropNode(false);
+        requeueIfWaiting(after);
+      } else if (!state.isConnected() && holder == null) {
+        dropNode(); // a cached node is not used while its session is in doubt
+      }
+    }
+    after.forEach(Runnable::run);
+  }
+
+  @Override
+  public void sessionClosed() {
+    List<LocalWaiter> failed;
+    synchronized (this) {
+      session.removeObserver(this);
+      cancelIdleTimer();
+      node = null;
+      holder = null;
+      failed = drainWaiting();
+    }
+    ClientClosedException reason = new ClientClosedException(session.settings().connectString());
+    failed.forEach(w -> w.granted.completeExceptionally(reason));
+  }
+}

@@ -1,0 +1,254 @@
+package dev.baton.internal.queue;
+
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Retrying;
+import dev.baton.internal.session.Session;
+import dev.baton.queue.ClaimLostException;
+import dev.baton.queue.QueueItem;
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.Codec;
+import dev.baton.ConnectionException;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.RetryPolicy;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * A claimed item. Acknowledging it is one {@code multi} on the claim's own session: check the
+ * claim, delete the item, delete the claim. Sending it on the session that made the claim is what
+ * makes it safe: once that session has expired, ZooKeeper refuses every request of it, so an item
+ * claimed since by another consumer cannot be deleted by this one. (A {@code check} alone could
+ * not tell our claim from a newer one of the same name.)
+ */
+final class ZkQueueItem<T> implements QueueItem<T> {
+  private enum State { CLAIMED, ACKNOWLEDGED, RELEASED, LOST }
+
+  private final Session session;
+  private final ItemTakers takers;
+  private final ItemTakers.Claimed claimed;
+  private final String path;
+  private final String serverItemPath;
+  private final String serverClaimPath;
+  private final Codec<T> codec;
+  private final List<byte[]> values;
+
+  // Written under this (held through a whole acknowledgement); read without it by isValid().
+  private volatile State state = State.CLAIMED;
+  private final Object decoding = new Object();
+  private T value; // guarded by decoding
+  private boolean decoded; // guarded by decoding
+
+  ZkQueueItem(Session session, ItemTakers takers, ItemTakers.Claimed claimed, String queuePath,
+      String serverQueuePath, Codec<T> codec) {
+    this.session = session;
+    this.takers = takers;
+    this.claimed = claimed;
+    this.path = queuePath + "/" + claimed.item();
+    this.serverItemPath = serverQueuePath + "/" + claimed.item();
+    this.serverClaimPath = serverQueuePath + "/" + ItemNodes.CLAIMS + "/" + claimed.item();
+    this.codec = codec;
+    this.values = ItemNodes.unwrap(claimed.data());
+  }
+
+  @Override
+  public T value() {
+    synchronized (decoding) {
+      if (!decoded) {
+        value = decode(path, values, codec);
+        decoded = true;
+      }
+      return value;
+    }
+  }
+
+  /** The one value among {@code values}, decoded; a clear error for anything else. */
+  static <T> T decode(String path, List<byte[]> values, Codec<T> codec) {
+    if (values.size() != 1) {
+      throw new BatonException("The queue item " + path + " holds " + values.size() + " values in"
+          + " Curator's format (written by its putMulti); Baton's queue reads items of one value."
+          + " QueueItem.data() has its bytes, and ack() drops it.");
+    }
+    T decodedValue;
+    try {
+      decodedValue = codec.decode(values.get(0).clone());
+    } catch (RuntimeException e) {
+      throw new BatonException("Cannot decode the queue item " + path + " with " + codec + ": "
+          + e.getMessage() + ". QueueItem.data() has its bytes, and ack() drops it.", e);
+    }
+    if (decodedValue == null) {
+      throw new BatonException("The codec " + codec + " decoded the queue item " + path + " as null");
+    }
+    return decodedValue;
+  }
+
+  @Override
+  public byte[] data() {
+    return (values.size() == 1 ? values.get(0) : claimed.data()).clone();
+  }
+
+  @Override
+  public String path() {
+    return path;
+  }
+
+  @Override
+  public boolean isValid() {
+    Session.Handle handle = claimed.handle();
+    return state == State.CLAIMED && !handle.isExpired() && handle == session.handle()
+        && session.validUntilNanos() - System.nanoTime() > 0;
+  }
+
+  @Override
+  public synchronized void ack() {
+    switch (state) {
+      case ACKNOWLEDGED -> {
+        return;
+      }
+      case RELEASED -> throw new IllegalStateException("The queue item " + path + " was given back"
+          + " (released), so it cannot be acknowledged: another consumer may hold it now");
+      case LOST -> throw new ClaimLostException(path, "its session expired");
+      case CLAIMED -> { }
+    }
+    acknowledge();
+    state = State.ACKNOWLEDGED;
+  }
+
+  private void acknowledge() {
+    Session.Handle handle = claimed.handle();
+    List<Op> ops = List.of(Op.check(serverClaimPath, -1), Op.delete(serverItemPath, -1),
+        Op.delete(serverClaimPath, -1));
+    RetryPolicy policy = session.settings().retryPolicy();
+    boolean maybeApplied = false;
+    for (int attempt = 1; ; attempt++) {
+      session.checkOpen();
+      if (handle.isExpired() || handle != session.handle()) {
+        lost(maybeApplied, "its session expired");
+        return;
+      }
+      if (!session.state().isConnected()) {
+        if (attempt > policy.maxRetries()) {
+          throw giveUp(maybeApplied, null);
+        }
+        pause(policy, attempt);
+        continue;
+      }
+      try {
+        handle.zk().multi(ops);
+        return;
+      } catch (KeeperException e) {
+        switch (e.code()) {
+          case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
+            maybeApplied = true;
+            if (attempt > policy.maxRetries()) {
+              throw giveUp(true, e);
+            }
+            pause(policy, attempt);
+          }
+          case SESSIONEXPIRED, SESSIONMOVED -> {
+            lost(maybeApplied, "its session expired");
+            return;
+          }
+          case NONODE -> {
+            int failed = failedIndex(e.getResults());
+            if (failed == 1) {
+              // The item went while our claim stood: deleted by a consumer that does not claim.
+              Nodes.deleteInBackground(session, handle, serverClaimPath);
+              return;
+            }
+            if (maybeApplied) {
+              return; // on this live session only our own earlier attempt deletes the claim
+            }
+            state = State.LOST;
+            throw new ClaimLostException(path, "its claim node " + session.settings().onClient(serverClaimPath)
+                + " was deleted by someone else");
+          }
+          default -> throw Errors.translate(e, path);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new BatonInterruptedException("Interrupted while acknowledging the queue item " + path
+            + "; it may or may not be acknowledged (ack() again to find out)", e);
+      }
+    }
+  }
+
+  /**
+   * The claim's session is gone. If an attempt's reply was lost, that attempt may have been
+   * applied: the item's absence (or a new node in its place) says it was, or that another
+   * consumer acknowledged it; either way it will not be delivered again.
+   */
+  private void lost(boolean maybeApplied, String reason) {
+    if (maybeApplied) {
+      Stat stat = Retrying.call(session, path, zk -> zk.exists(serverItemPath, false));
+      if (stat == null || stat.getCzxid() != claimed.czxid()) {
+        return;
+      }
+    }
+    state = State.LOST;
+    throw new ClaimLostException(path, reason);
+  }
+
+  private ConnectionException giveUp(boolean maybeApplied, KeeperException cause) {
+    if (maybeApplied) {
+      return new OutcomeUnknownException(path, "Connection to ZooKeeper lost while acknowledging the"
+          + " queue item " + path + ", and the retry policy gave up: it may or may not be"
+          + " acknowledged. The item stays claimed while the session lives; ack() again to find out.", cause);
+    }
+    return new ConnectionException("Not connected to ZooKeeper at " + session.settings().connectString()
+        + "; the retry policy gave up waiting, and the queue item " + path + " was not acknowledged"
+        + " (it stays claimed while the session lives)", cause);
+  }
+
+  private static int failedIndex(List<OpResult> results) {
+    if (results != null) {
+      for (int i = 0; i < results.size(); i++) {
+        if (results.get(i) instanceof OpResult.ErrorResult error
+            && error.getErr() != KeeperException.Code.OK.intValue()
+            && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private void pause(RetryPolicy policy, int attempt) {
+    try {
+      java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.max(policy.delayBefore(attempt).toNanos(), 1_000_000));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while acknowledging the queue item " + path
+          + "; it may or may not be acknowledged (ack() again to find out)", e);
+    }
+  }
+
+  @Override
+  public synchronized void release() {
+    switch (state) {
+      case ACKNOWLEDGED -> throw new IllegalStateException(
+          "The queue item " + path + " was acknowledged; it is no longer in the queue to give back");
+      case RELEASED, LOST -> { }
+      case CLAIMED -> {
+        state = State.RELEASED;
+        takers.release(claimed);
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (state == State.CLAIMED) {
+      release();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "QueueItem[" + path + "]";
+  }
+}

@@ -1,0 +1,93 @@
+package dev.baton.leader;
+
+import dev.baton.Baton;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
+/**
+ * Leader election that runs a {@link LeaderTask} while leading: participants queue in order, the
+ * first one runs its task on a thread of its own, and leadership passes to the next when the task
+ * returns. Wire-compatible with Curator's {@code LeaderSelector}, which queues on a mutex: nodes
+ * {@code _c_<uuid>-lock-<seq>} under the path (a container node) holding the participant id in
+ * UTF-8, lowest sequence first; Baton and Curator participants can share one election.
+ *
+ * <pre>{@code
+ * LeaderSelector selector = baton.leaderSelector("/jobs/nightly-report", "worker-7", leadership -> {
+ *   report.run(leadership.fencingToken()); // interrupted if leadership is taken away
+ * }).autoRequeue();
+ * selector.start();
+ * }</pre>
+ *
+ * <p>Leadership is taken away when the connection is suspended or the session is lost (expired,
+ * or silent past the session timeout): listeners are told and the task's thread is interrupted,
+ * before another participant can lead. Once the task returns its node is deleted and, with {@link
+ * #autoRequeue()}, the participant queues again (on the client's new session after expiry). While
+ * a task ignores the interrupt the node stays, unless the session ends, so no one else leads
+ * meanwhile; but the task's lease is no longer to be trusted.
+ */
+public interface LeaderSelector extends AutoCloseable {
+
+  /** The election's path, as given. */
+  String path();
+
+  /** This participant's id, as given; what {@link #leaderId()} shows to everyone. */
+  String participantId();
+
+  /**
+   * Queue again each time the task returns (or leadership is taken away), until closed; without
+   * it, the participant leads at most once per {@link #start()} or {@link #requeue()}. May be
+   * called at any time; it applies from the next return of the task on.
+   *
+   * @return this selector
+   */
+  LeaderSelector autoRequeue();
+
+  /**
+   * Queues for leadership in the background. Never blocks.
+   *
+   * @throws IllegalStateException if the selector was already started or closed
+   * @throws ClientClosedException if the client is closed
+   */
+  void start();
+
+  /**
+   * Queues again after the task has returned, as {@link #start()} did.
+   *
+   * @return false if the selector was already queued or leading
+   * @throws IllegalStateException if the selector is not started, or closed
+   */
+  boolean requeue();
+
+  /** Whether this participant's task runs now with leadership that can be trusted. Local state. */
+  boolean hasLeadership();
+
+  /** Tells {@code listener}, on the client's event executor, of every later change of leadership. */
+  void addListener(LeadershipListener listener);
+
+  /** Tells {@code listener}, on {@code executor}, of every later change of leadership. */
+  void addListener(LeadershipListener listener, Executor executor);
+
+  void removeListener(LeadershipListener listener);
+
+  /**
+   * The id of the participant that leads now, read from the ensemble (retried on connection loss
+   * as the retry policy says); empty when nobody is queued.
+   *
+   * @throws ConnectionException if the ensemble cannot be reached within the retry policy
+   */
+  Optional<String> leaderId();
+
+  /** Ids of every participant in queue order, the leader first, read from the ensemble. */
+  List<String> participants();
+
+  /**
+   * Leaves the election: a waiting participant's node is deleted; a running task is interrupted
+   * (listeners told) and its node deleted as soon as the task returns. Does not wait for the task.
+   * Idempotent; a closed selector cannot be started again.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,124 @@
+package dev.baton.lock;
+
+import dev.baton.Baton;
+import java.time.Instant;
+import java.util.concurrent.Executor;
+
+/**
+ * Proof of holding a lock (or permits). Close it to release; closing is idempotent and may be
+ * done from any thread.
+ *
+ * <p>A lease is bound to the ZooKeeper session that acquired it. When the connection is
+ * suspended it turns {@link LeaseState#SUSPECT}; when the session expires, or the client has not
+ * heard from the ensemble for longer than the session timeout, it turns {@link LeaseState#LOST}
+ * and never comes back. Both are reported to listeners before another client can take the lock.
+ */
+public interface Lease extends AutoCloseable {
+
+  /** The lock's path (as the caller gave it, without the client's namespace). */
+  String path();
+
+  /**
+   * A number that strictly grows from one holder of this lock path to the next, across clients
+   * and across deletion and re-creation of the path. Pass it to the resource the lock protects
+   * and have the resource reject a token lower than one it has seen (a holder that lost its lease
+   * while stalled cannot then overwrite the work of its successor). It is derived from the zxid
+   * that created the lease's node, as {@link FencingTokens} describes. {@link FencedResource}
+   * shows the check, in this process and in SQL.
+   */
+  long fencingToken();
+
+  /**
+   * A ZooKeeper {@code check} that this lease's lock node still exists, to run in one {@link
+   * Baton#transaction} with the writes the lease protects; the ensemble then applies them only
+   * while no one else can hold the lock, or fails the whole transaction with {@link
+   * LeaseLostException}. This closes the gap {@link #isValid()} leaves open (the lease can be lost
+   * between the check and the write), for data kept in ZooKeeper:
+   * <pre>{@code
+   * baton.transaction(lease.guard(), Op.setData("/orders/42", data, -1));
+   * }</pre>
+   * The operation names the node by its client path (without the namespace), as every path of
+   * Baton's API; {@code Baton.transaction} adds the namespace. Sent to ZooKeeper through another
+   * handle, it needs the namespace added by hand. Makes no request; the same object every time.
+   *
+   * <p>A lease that stands on several nodes (a semaphore lease of several permits, a multi-lock
+   * lease of several locks) has no single check that covers it: use {@link #guards()}.
+   *
+   * @throws IllegalStateException if this lease was closed
+   * @throws UnsupportedOperationException if this lease stands on several nodes (use {@link
+   *     #guards()}), or this kind of lease has no node of its own
+   */
+  default org.apache.zookeeper.Op guard() {
+    throw new UnsupportedOperationException("this lease (" + path() + ") has no lock node to guard writes with");
+  }
+
+  /**
+   * One {@code check} per node this lease stands on, to put before the writes of one {@link
+   * Baton#transaction}: the ensemble applies them only while every node exists, or fails the
+   * whole transaction with {@link LeaseLostException} naming the first node found gone. A mutex
+   * or read-write lease stands on one node (this is {@code List.of(guard())}), a semaphore lease
+   * on one node per permit, a multi-lock lease on one node per lock:
+   * <pre>{@code
+   * List<Op> ops = new ArrayList<>(lease.guards());
+   * ops.add(Op.setData("/orders/42", data, -1));
+   * baton.transaction(ops.toArray(Op[]::new));
+   * }</pre>
+   * The parts of a multi-lock may belong to different clients; their checks still hold on any
+   * session, provided the transaction runs on a client with the same namespace. Paths and
+   * requests as for {@link #guard()}: client paths, no request made, the same operations each time.
+   *
+   * @throws IllegalStateException if this lease was closed
+   * @throws UnsupportedOperationException if this kind of lease has no node of its own
+   */
+  default java.util.List<org.apache.zookeeper.Op> guards() {
+    return java.util.List.of(guard());
+  }
+
+  LeaseState state();
+
+  /** {@code state() == HELD}. */
+  boolean isValid();
+
+  /**
+   * The latest instant at which this lease can still be trusted without hearing from the
+   * ensemble again: the last contact the client can vouch for, plus the session timeout, less a
+   * safety margin. While the client is connected this keeps moving forward; once the connection
+   * is suspended it stands still, and the lease turns {@link LeaseState#LOST} when it passes. A
+   * released or lost lease returns a past instant.
+   *
+   * <p>The client counts a reply's arrival as its last contact, so a link that delays traffic
+   * one way by more than a tenth of the session timeout (3 s of a 30 s session) makes this
+   * instant, and the LOST notice, up to that delay late. The SUSPECT notice (the lease is no longer
+   * {@link #isValid() valid}) still comes before the ensemble can end the session while that delay
+   * stays under a third of the session timeout; act on it rather than on this instant when links
+   * may be that slow.
+   */
+  Instant validUntil();
+
+  /**
+   * Lets other processes ask for this lock: {@code listener} is called (on the client's event
+   * executor) each time one does, through {@code baton.requestRevocation(mutex)} or Curator's
+   * {@code Revoker.attemptRevoke}. Nothing is released by itself: the holder decides. A request
+   * written while the connection is down is seen once it is back (the watch is set again); one
+   * made before this call is reported at once.
+   *
+   * @throws UnsupportedOperationException if this kind of lease cannot be asked for
+   */
+  default void makeRevocable(RevocationListener listener) {
+    throw new UnsupportedOperationException("this lease (" + path() + ") cannot be revoked");
+  }
+
+  /** Calls {@code listener} on the client's event executor for every later state change. */
+  void addListener(LeaseListener listener);
+
+  /** Calls {@code listener} on {@code executor} for every later state change. */
+  void addListener(LeaseListener listener, Executor executor);
+
+  /**
+   * Releases the lease (one level of it, for a reentrant hold). Idempotent and never throws: the
+   * lease is invalid the moment this returns; the lock node is deleted in the background, retried
+   * across connection loss, and removed by the ensemble with the session at worst.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,105 @@
+package dev.baton.lock;
+
+import dev.baton.ClusterTestSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.testkit.FaultProxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lock-delay ({@link MutexOptions#withLockDelay}): a holder lost without releasing keeps the lock
+ * from the next holder for the delay; a holder that releases does not. The delays here are either
+ * an hour (so being held back is seen as "not granted", never as a measured time) or short.
+ */
+class LockDelayTest extends ClusterTestSupport {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final MutexOptions HOUR = MutexOptions.defaults().withLockDelay(Duration.ofHours(1));
+
+  @Test
+  void releasedHolder_nextHolderIsNotDelayed() throws Exception {
+    String path = "/delay/released";
+    Lease first = baton().mutex(path, HOUR).acquire(WAIT);
+    CompletableFuture<Lease> waiting = baton().mutex(path, HOUR).acquireAsync();
+    awaitChildren(path, 2);
+    first.close();
+    Lease second = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+    second.close();
+    awaitChildren(path, 0);
+  }
+
+  @Test
+  void lostHolder_keepsTheNextHolderOutForTheDelay() throws Exception {
+    String path = "/delay/lost-long";
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      Lease lost = baton(proxy.connectString(), Duration.ofSeconds(1)).mutex(path, HOUR).acquire(WAIT);
+      CompletableFuture<Lease> waiting = baton().mutex(path, HOUR).acquireAsync();
+      awaitChildren(path, 2);
+      String waiterNode = raw.children(path).stream()
+          .max((a, b) -> a.substring(a.lastIndexOf('-')).compareTo(b.substring(b.lastIndexOf('-')))).orElseThrow();
+
+      proxy.blackhole(); // the holder's session expires; the server deletes its node
+      await().atMost(WAIT).until(() -> record(path).equals("held:" + waiterNode));
+      assertThat(raw.children(path)).containsExactly(waiterNode);
+      assertThat(lost.isValid()).isFalse();
+      assertThat(waiting).as("held back by the lock-delay").isNotDone();
+
+      waiting.cancel(true);
+      awaitChildren(path, 0);
+    }
+  }
+
+  @Test
+  void lostHolder_nextHolderGetsTheLockOnceTheDelayHasPassed() throws Exception {
+    String path = "/delay/lost-short";
+    MutexOptions shortDelay = MutexOptions.defaults().withLockDelay(Duration.ofMillis(300));
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      Lease lost = baton(proxy.connectString(), Duration.ofSeconds(1)).mutex(path, shortDelay).acquire(WAIT);
+      List<LeaseState> told = new CopyOnWriteArrayList<>();
+      lost.addListener((lease, state) -> told.add(state), Runnable::run);
+      CompletableFuture<Lease> waiting = baton().mutex(path, shortDelay).acquireAsync();
+      awaitChildren(path, 2);
+      proxy.blackhole();
+      Lease next = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(told).contains(LeaseState.LOST);
+      assertThat(next.fencingToken()).isGreaterThan(lost.fencingToken());
+      next.close();
+    }
+    awaitChildren(path, 0);
+  }
+
+  @Test
+  void lockDelay_worksWithLocalHandOver() throws Exception {
+    String path = "/delay/cohort";
+    Mutex mutex = baton().mutex(path, HOUR.withLocalHandOver(4));
+    Lease first = mutex.acquire(WAIT);
+    CompletableFuture<Lease> local = CompletableFuture.supplyAsync(() -> mutex.acquire(WAIT), pool(1));
+    first.close();
+    local.get(WAIT.toSeconds(), TimeUnit.SECONDS).close();
+    awaitChildren(path, 0);
+    assertThat(record(path)).startsWith("released:");
+    // A later client is not held back by a release recorded as such.
+    baton().mutex(path, HOUR).acquire(WAIT).close();
+  }
+
+  @Test
+  void badLockDelay_isRefusedNamingTheArgument() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> MutexOptions.defaults().withLockDelay(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockDelay");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> MutexOptions.defaults().withLockDelay(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("lockDelay");
+  }
+
+  private static String record(String path) throws Exception {
+    byte[] data = raw.zk().getData(path, false, null);
+    return data == null ? "" : new String(data, StandardCharsets.UTF_8);
+  }
+}
