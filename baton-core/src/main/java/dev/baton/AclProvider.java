@@ -1,7 +1,7 @@
 package dev.baton;
 
-import dev.baton.lock.Mutex;
 import dev.baton.FixedAcl;
+import dev.baton.lock.Mutex;
 import java.util.List;
 import org.apache.zookeeper.data.ACL;
 

@@ -1,20 +1,31 @@
 package dev.baton;
 
+import dev.baton.ConnectStrings;
+import dev.baton.ZkPaths;
 import dev.baton.atomic.Counter;
 import dev.baton.barrier.Barrier;
 import dev.baton.barrier.DoubleBarrier;
-import dev.baton.config.ConfigCenter;
-import dev.baton.config.ConfigOptions;
-import dev.baton.config.ConfigSnapshotException;
-import dev.baton.discovery.ServiceRegistry;
+import dev.baton.internal.atomic.ZkCounter;
+import dev.baton.internal.barrier.ZkBarrier;
+import dev.baton.internal.barrier.ZkDoubleBarrier;
+import dev.baton.internal.leader.ZkLeaderLatch;
+import dev.baton.internal.leader.ZkLeaderSelector;
+import dev.baton.internal.lock.Revocation;
+import dev.baton.internal.lock.ZkMultiLock;
 import dev.baton.internal.lock.ZkMutex;
+import dev.baton.internal.lock.ZkReadWriteLock;
+import dev.baton.internal.queue.ZkQueue;
+import dev.baton.internal.semaphore.ZkSemaphore;
 import dev.baton.internal.session.ClientSettings;
-import dev.baton.internal.session.ConnectStrings;
-import dev.baton.internal.session.Paths;
+import dev.baton.internal.session.GuardedLease;
 import dev.baton.internal.session.Session;
+import dev.baton.internal.session.Sessions;
+import dev.baton.internal.session.Transactions;
+import dev.baton.internal.session.ZkClientOptions;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
+import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.MultiLock;
@@ -47,6 +58,12 @@ import java.util.concurrent.Executor;
  * ConnectionState#RECONNECTED}; leases of the old session are {@link LeaseState#LOST}.
  */
 public final class Baton implements AutoCloseable {
+  static {
+    // Recipes in modules of their own (the config center, the registry) stand on this client's
+    // session; this is how they reach it without a public accessor on the client.
+    Sessions.grantAccess(baton -> baton.session);
+  }
+
   private final Session session;
 
   private Baton(Session session) {
@@ -70,7 +87,7 @@ public final class Baton implements AutoCloseable {
   /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
   public Mutex mutex(String path) {
     session.checkOpen();
-    return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"));
+    return new ZkMutex(session, ZkPaths.validateRecipePath(path, "mutex path"));
   }
 
   /**
@@ -80,8 +97,8 @@ public final class Baton implements AutoCloseable {
    */
   public Mutex mutex(String path, MutexOptions options) {
     session.checkOpen();
-    java.util.Objects.requireNonNull(options, "options must not be null");
-    return new ZkMutex(session, Paths.validateRecipePath(path, "mutex path"), options);
+    Objects.requireNonNull(options, "options must not be null");
+    return new ZkMutex(session, ZkPaths.validateRecipePath(path, "mutex path"), options);
   }
 
   /**
@@ -92,8 +109,8 @@ public final class Baton implements AutoCloseable {
    */
   public MultiLock multiLock(Mutex... locks) {
     session.checkOpen();
-    java.util.Objects.requireNonNull(locks, "locks");
-    return new dev.baton.internal.lock.ZkMultiLock(java.util.Arrays.asList(locks));
+    Objects.requireNonNull(locks, "locks");
+    return new ZkMultiLock(java.util.Arrays.asList(locks));
   }
 
   /**
@@ -107,8 +124,8 @@ public final class Baton implements AutoCloseable {
    */
   public boolean requestRevocation(Mutex mutex) {
     session.checkOpen();
-    java.util.Objects.requireNonNull(mutex, "mutex");
-    return dev.baton.internal.lock.Revocation.request(session, mutex);
+    Objects.requireNonNull(mutex, "mutex");
+    return Revocation.request(session, mutex);
   }
 
   /**
@@ -118,7 +135,7 @@ public final class Baton implements AutoCloseable {
    */
   public ReadWriteLock readWriteLock(String path) {
     session.checkOpen();
-    return new dev.baton.internal.lock.ZkReadWriteLock(session, Paths.validateRecipePath(path, "read-write lock path"));
+    return new ZkReadWriteLock(session, ZkPaths.validateRecipePath(path, "read-write lock path"));
   }
 
   /**
@@ -128,14 +145,61 @@ public final class Baton implements AutoCloseable {
    */
   public Counter counter(String path) {
     session.checkOpen();
-    return new dev.baton.internal.atomic.ZkCounter(session, Paths.validateRecipePath(path, "counter path"));
+    return new ZkCounter(session, ZkPaths.validateRecipePath(path, "counter path"));
+  }
+
+  /**
+   * A ZooKeeper {@code check} that the node {@code lease} stands on still exists, to run first in
+   * one {@link #transaction} with the writes the lease protects: the ensemble then applies them
+   * only while no one else can hold the lock, or fails the whole transaction with {@link
+   * LeaseLostException}. This closes the gap {@link Lease#isValid()} leaves open (the lease can be
+   * lost between the check and the write), for data kept in ZooKeeper:
+   * <pre>{@code
+   * baton.transaction(Baton.guard(lease), Op.setData("/orders/42", data, -1));
+   * }</pre>
+   * The operation names the node by its client path (without the namespace), as every path of
+   * Baton's API; {@link #transaction} adds the namespace. Sent to ZooKeeper through another
+   * handle, it needs the namespace added by hand. Makes no request; the same object every time.
+   * It lives here, not on {@link Lease}, because only a ZooKeeper lease has a node to check.
+   *
+   * @throws IllegalStateException if the lease was closed
+   * @throws UnsupportedOperationException if the lease stands on several nodes (a semaphore lease
+   *     of several permits, a multi-lock lease of several locks): use {@link #guards(Lease)}
+   * @throws IllegalArgumentException if the lease is not one of Baton's ZooKeeper recipes (a
+   *     Redis lease, say)
+   */
+  public static org.apache.zookeeper.Op guard(Lease lease) {
+    return GuardedLease.of(lease).guard();
+  }
+
+  /**
+   * One {@code check} per node {@code lease} stands on, to put before the writes of one {@link
+   * #transaction}: the ensemble applies them only while every node exists, or fails the whole
+   * transaction with {@link LeaseLostException} naming the first node found gone. A mutex or
+   * read-write lease stands on one node (this is {@code List.of(Baton.guard(lease))}), a semaphore lease
+   * on one node per permit, a multi-lock lease on one node per lock:
+   * <pre>{@code
+   * List<Op> ops = new ArrayList<>(Baton.guards(lease));
+   * ops.add(Op.setData("/orders/42", data, -1));
+   * baton.transaction(ops.toArray(Op[]::new));
+   * }</pre>
+   * The parts of a multi-lock may belong to different clients; their checks still hold on any
+   * session, provided the transaction runs on a client with the same namespace. Paths and requests
+   * as for {@link #guard(Lease)}.
+   *
+   * @throws IllegalStateException if the lease was closed
+   * @throws IllegalArgumentException if the lease, or a part of it, is not one of Baton's
+   *     ZooKeeper recipes
+   */
+  public static java.util.List<org.apache.zookeeper.Op> guards(Lease lease) {
+    return GuardedLease.of(lease).guards();
   }
 
   /**
    * Runs {@code ops} as one ZooKeeper transaction ({@code multi}) on this client's session: all
    * are applied, or none. Paths are client paths, as everywhere in Baton: the namespace is added
    * to each operation, and removed from the paths of created nodes in the results. Put a {@link
-   * Lease#guard()} first to write only while the lease's node exists.
+   * #guard(Lease)} first to write only while the lease's node exists.
    *
    * <p>While the connection is down it waits, as the {@link RetryPolicy} allows, before sending
    * (then {@link ConnectionException}: nothing was sent); it has no timeout of its own. Once sent
@@ -151,8 +215,8 @@ public final class Baton implements AutoCloseable {
    */
   public java.util.List<org.apache.zookeeper.OpResult> transaction(org.apache.zookeeper.Op... ops) {
     session.checkOpen();
-    java.util.Objects.requireNonNull(ops, "ops");
-    return dev.baton.internal.session.Transactions.run(session, java.util.Arrays.asList(ops));
+    Objects.requireNonNull(ops, "ops");
+    return Transactions.run(session, java.util.Arrays.asList(ops));
   }
 
   /**
@@ -164,7 +228,7 @@ public final class Baton implements AutoCloseable {
    */
   public Semaphore semaphore(String path, int permits) {
     session.checkOpen();
-    return new dev.baton.internal.semaphore.ZkSemaphore(session, Paths.validateRecipePath(path, "semaphore path"), permits);
+    return new ZkSemaphore(session, ZkPaths.validateRecipePath(path, "semaphore path"), permits);
   }
 
   /**
@@ -174,7 +238,7 @@ public final class Baton implements AutoCloseable {
    */
   public Mutex semaphoreMutex(String path) {
     session.checkOpen();
-    return dev.baton.internal.semaphore.ZkSemaphore.mutex(session, Paths.validateRecipePath(path, "semaphore mutex path"));
+    return ZkSemaphore.mutex(session, ZkPaths.validateRecipePath(path, "semaphore mutex path"));
   }
 
   /**
@@ -185,7 +249,7 @@ public final class Baton implements AutoCloseable {
    */
   public Barrier barrier(String path) {
     session.checkOpen();
-    return new dev.baton.internal.barrier.ZkBarrier(session, Paths.validateRecipePath(path, "barrier path"));
+    return new ZkBarrier(session, ZkPaths.validateRecipePath(path, "barrier path"));
   }
 
   /**
@@ -198,8 +262,8 @@ public final class Baton implements AutoCloseable {
    */
   public DoubleBarrier doubleBarrier(String path, int members) {
     session.checkOpen();
-    return new dev.baton.internal.barrier.ZkDoubleBarrier(
-        session, Paths.validateRecipePath(path, "double barrier path"), members);
+    return new ZkDoubleBarrier(
+        session, ZkPaths.validateRecipePath(path, "double barrier path"), members);
   }
 
   /**
@@ -211,8 +275,8 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
-    return new dev.baton.internal.leader.ZkLeaderLatch(
-        session, Paths.validateRecipePath(path, "leader latch path"), participantId);
+    return new ZkLeaderLatch(
+        session, ZkPaths.validateRecipePath(path, "leader latch path"), participantId);
   }
 
   /**
@@ -224,8 +288,8 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
-    return new dev.baton.internal.leader.ZkLeaderSelector(
-        session, Paths.validateRecipePath(path, "leader selector path"), participantId, task);
+    return new ZkLeaderSelector(
+        session, ZkPaths.validateRecipePath(path, "leader selector path"), participantId, task);
   }
 
   /**
@@ -239,48 +303,7 @@ public final class Baton implements AutoCloseable {
    */
   public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
     session.checkOpen();
-    return new dev.baton.internal.queue.ZkQueue<>(session, Paths.validateRecipePath(path, "queue path"), codec);
-  }
-
-  /**
-   * The service registry under {@code basePath} ({@code "/services"}): registers instances as
-   * ephemeral nodes {@code <basePath>/<service>/<id>} in curator-x-discovery's JSON layout, and
-   * keeps local views of the live instances; see {@link ServiceRegistry}. Cheap: nothing is sent
-   * until it is used.
-   *
-   * @throws IllegalArgumentException naming the argument if the path is invalid or the root
-   */
-  public ServiceRegistry serviceRegistry(String basePath) {
-    session.checkOpen();
-    return new dev.baton.internal.discovery.ZkServiceRegistry(
-        session, Paths.validateRecipePath(basePath, "service registry base path"));
-  }
-
-  /**
-   * A config center on {@code prefix}: a local copy of the keys under it that a watch keeps
-   * current, for reads without requests, and checked writes; see {@link ConfigCenter}. If the
-   * client is connected, returns once the keys are loaded (waiting at most the connection
-   * timeout); if not (see {@link Builder#connectInBackground()}), returns at once and loads them
-   * when the client connects. Close it when done, to remove its watch.
-   *
-   * @throws IllegalArgumentException naming the argument if the prefix is invalid or the root
-   */
-  public ConfigCenter config(String prefix) {
-    return config(prefix, ConfigOptions.defaults());
-  }
-
-  /**
-   * A config center on {@code prefix} with {@code options}: with a {@linkplain
-   * ConfigOptions#withSnapshotFile snapshot file} it serves the file's values at once, before
-   * (or without) reaching the ensemble.
-   *
-   * @throws ConfigSnapshotException naming the file if it exists but cannot be read or is not a
-   *     snapshot of this prefix
-   */
-  public ConfigCenter config(String prefix, ConfigOptions options) {
-    session.checkOpen();
-    return dev.baton.internal.config.ZkConfigCenter.open(
-        session, Paths.validateRecipePath(prefix, "config prefix"), options);
+    return new ZkQueue<>(session, ZkPaths.validateRecipePath(path, "queue path"), codec);
   }
 
   // Recipe factories: each recipe adds its method above this line.
@@ -343,7 +366,7 @@ public final class Baton implements AutoCloseable {
     private Executor eventExecutor;
     private boolean connectInBackground;
     private AclProvider aclProvider = AclProvider.open();
-    private final dev.baton.internal.session.ZkClientOptions zkClient = new dev.baton.internal.session.ZkClientOptions();
+    private final ZkClientOptions zkClient = new ZkClientOptions();
 
     private Builder() {}
 
@@ -392,7 +415,7 @@ public final class Baton implements AutoCloseable {
      */
     public Builder namespace(String namespace) {
       Objects.requireNonNull(namespace, "namespace");
-      this.namespace = namespace.isEmpty() ? "" : Paths.validate(namespace, "namespace");
+      this.namespace = namespace.isEmpty() ? "" : ZkPaths.validate(namespace, "namespace");
       if (this.namespace.equals("/")) {
         this.namespace = "";
       }
@@ -484,8 +507,8 @@ public final class Baton implements AutoCloseable {
 
     /**
      * Makes {@link #build()} return at once instead of waiting for the first connection, so a
-     * process can start while the ensemble is down (and serve its config from a {@linkplain
-     * ConfigOptions#withSnapshotFile snapshot file}). The client then connects in the background
+     * process can start while the ensemble is down (and serve its config from a snapshot file: see
+     * the config center's options). The client then connects in the background
      * for as long as it takes; {@link Baton#connectionState()} is {@link ConnectionState#SUSPENDED}
      * until it does, when listeners hear {@link ConnectionState#CONNECTED}. Meanwhile operations
      * wait for the connection as the {@link RetryPolicy} allows, as after any disconnection. The

@@ -1,15 +1,15 @@
 package dev.baton;
 
-import dev.baton.atomic.Counter;
-import dev.baton.lock.Lease;
-import dev.baton.lock.LockOwner;
-import dev.baton.lock.Mutex;
-import dev.baton.lock.ReadWriteLock;
 import static dev.baton.DigestUsers.ALICE_ALL_OTHERS_READ;
 import static dev.baton.DigestUsers.digestId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.atomic.Counter;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

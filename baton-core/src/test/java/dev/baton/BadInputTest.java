@@ -1,13 +1,13 @@
 package dev.baton;
 
-import dev.baton.lock.Lease;
-import dev.baton.lock.LeaseState;
-import dev.baton.lock.Mutex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.Mutex;
 import dev.baton.testkit.TestCluster;
 import java.net.InetAddress;
 import java.net.ServerSocket;

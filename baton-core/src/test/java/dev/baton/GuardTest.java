@@ -1,13 +1,13 @@
 package dev.baton;
 
-import dev.baton.lock.Lease;
-import dev.baton.lock.LeaseLostException;
-import dev.baton.lock.LeaseState;
-import dev.baton.lock.MultiLock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseLostException;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.MultiLock;
 import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,12 +64,12 @@ class GuardTest extends ClusterTestSupport {
     createRaw("/guard-data-one", "before");
     Baton baton = baton();
     try (Lease lease = baton.semaphore(path, 2).acquire(WAIT)) {
-      Op guard = lease.guard();
+      Op guard = Baton.guard(lease);
 
       assertThat(guard.getType()).isEqualTo(ZooDefs.OpCode.check);
       assertThat(guard.getPath()).isEqualTo(path + "/leases/" + raw.children(path + "/leases").get(0));
-      assertThat(lease.guards()).containsExactly(guard);
-      assertThat(lease.guard()).as("the same object every time").isSameAs(guard);
+      assertThat(Baton.guards(lease)).containsExactly(guard);
+      assertThat(Baton.guard(lease)).as("the same object every time").isSameAs(guard);
       baton.transaction(guard, Op.setData("/guard-data-one", bytes("after"), -1));
     }
     assertThat(text("/guard-data-one")).isEqualTo("after");
@@ -80,12 +80,12 @@ class GuardTest extends ClusterTestSupport {
     String path = "/guard/semaphore-released";
     Baton baton = baton();
     Lease lease = baton.semaphore(path, 1).acquire(WAIT);
-    Op guard = lease.guard();
+    Op guard = Baton.guard(lease);
     lease.close();
     awaitChildren(path + "/leases", 0);
 
-    assertThatThrownBy(lease::guard).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
-    assertThatThrownBy(lease::guards).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
+    assertThatThrownBy(() -> Baton.guard(lease)).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
+    assertThatThrownBy(() -> Baton.guards(lease)).isInstanceOf(IllegalStateException.class).hasMessageContaining(path);
     assertThatThrownBy(() -> baton.transaction(guard,
             Op.create("/guard-released", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
         .isInstanceOfSatisfying(LeaseLostException.class, e -> {
@@ -101,12 +101,12 @@ class GuardTest extends ClusterTestSupport {
     createRaw("/guard-data-three", "before");
     Baton baton = baton();
     try (Lease lease = baton.semaphore(path, 3).acquire(3, WAIT)) {
-      List<Op> guards = lease.guards();
+      List<Op> guards = Baton.guards(lease);
 
       assertThat(checkedPaths(guards)).containsExactlyInAnyOrderElementsOf(
           raw.children(path + "/leases").stream().map(node -> path + "/leases/" + node).toList());
       assertThat(guards).hasSize(3);
-      assertThatThrownBy(lease::guard).isInstanceOf(UnsupportedOperationException.class)
+      assertThatThrownBy(() -> Baton.guard(lease)).isInstanceOf(UnsupportedOperationException.class)
           .hasMessageContaining(path).hasMessageContaining("3 permits").hasMessageContaining("guards()");
       baton.transaction(guarded(guards, Op.setData("/guard-data-three", bytes("after"), -1)));
     }
@@ -123,7 +123,7 @@ class GuardTest extends ClusterTestSupport {
     createRaw("/guard-data-gone", "before");
     Baton baton = baton();
     try (Lease lease = baton.semaphore(path, 3).acquire(3, WAIT)) {
-      List<Op> guards = lease.guards();
+      List<Op> guards = Baton.guards(lease);
       String last = guards.get(guards.size() - 1).getPath();
       raw.zk().delete(last, -1);
 
@@ -146,7 +146,7 @@ class GuardTest extends ClusterTestSupport {
     Baton staleClient = baton(proxy.connectString(), Duration.ofSeconds(1));
     Baton current = baton();
     Lease stale = staleClient.semaphore(path, 3).acquire(3, WAIT);
-    List<Op> staleGuards = stale.guards();
+    List<Op> staleGuards = Baton.guards(stale);
     CompletableFuture<Lease> waiting = current.semaphore(path, 3).acquireAsync();
     awaitChildren(path + "/leases", 4);
 
@@ -155,7 +155,7 @@ class GuardTest extends ClusterTestSupport {
     proxy.restore();
     await().atMost(WAIT).until(() -> staleClient.connectionState() == ConnectionState.RECONNECTED);
     assertThat(stale.state()).isEqualTo(LeaseState.LOST);
-    current.transaction(guarded(next.guards(), Op.setData("/guard-data-expired", bytes("new holder"), -1)));
+    current.transaction(guarded(Baton.guards(next), Op.setData("/guard-data-expired", bytes("new holder"), -1)));
 
     assertThatThrownBy(() -> staleClient.transaction(
             guarded(staleGuards, Op.setData("/guard-data-expired", bytes("stale holder"), -1))))
@@ -174,13 +174,13 @@ class GuardTest extends ClusterTestSupport {
     Baton baton = baton();
     MultiLock multi = baton.multiLock(baton.mutex("/guard/multi/b"), baton.mutex("/guard/multi/a"));
     try (MultiLock.MultiLease lease = multi.acquire(WAIT)) {
-      List<Op> guards = lease.guards();
+      List<Op> guards = Baton.guards(lease);
 
       assertThat(checkedPaths(guards)).containsExactly(
           "/guard/multi/a/" + raw.children("/guard/multi/a").get(0),
           "/guard/multi/b/" + raw.children("/guard/multi/b").get(0));
-      assertThat(guards).containsExactly(lease.parts().get(0).guard(), lease.parts().get(1).guard());
-      assertThatThrownBy(lease::guard).isInstanceOf(UnsupportedOperationException.class)
+      assertThat(guards).containsExactly(Baton.guard(lease.parts().get(0)), Baton.guard(lease.parts().get(1)));
+      assertThatThrownBy(() -> Baton.guard(lease)).isInstanceOf(UnsupportedOperationException.class)
           .hasMessageContaining("/guard/multi/a").hasMessageContaining("guards()");
       baton.transaction(guarded(guards, Op.setData("/guard-data-multi", bytes("after"), -1)));
     }
@@ -191,8 +191,8 @@ class GuardTest extends ClusterTestSupport {
   void multiLockOfOneLock_guardIsThatLocksGuard() throws Exception {
     Baton baton = baton();
     try (MultiLock.MultiLease lease = baton.multiLock(baton.mutex("/guard/multi-one")).acquire(WAIT)) {
-      assertThat(lease.guard()).isSameAs(lease.parts().get(0).guard());
-      assertThat(lease.guards()).containsExactly(lease.guard());
+      assertThat(Baton.guard(lease)).isSameAs(Baton.guard(lease.parts().get(0)));
+      assertThat(Baton.guards(lease)).containsExactly(Baton.guard(lease));
     }
   }
 
@@ -201,12 +201,12 @@ class GuardTest extends ClusterTestSupport {
     Baton baton = baton();
     MultiLock.MultiLease lease = baton.multiLock(baton.mutex("/guard/multi-released/a"),
         baton.mutex("/guard/multi-released/b")).acquire(WAIT);
-    List<Op> guards = lease.guards();
+    List<Op> guards = Baton.guards(lease);
     lease.close();
     awaitChildren("/guard/multi-released/a", 0);
     awaitChildren("/guard/multi-released/b", 0);
 
-    assertThatThrownBy(lease::guards).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> Baton.guards(lease)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("/guard/multi-released/a");
     assertThatThrownBy(() -> baton.transaction(guarded(guards,
             Op.create("/guard-multi-released", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT))))
@@ -228,7 +228,7 @@ class GuardTest extends ClusterTestSupport {
     Baton healthy = baton();
     Baton cutOff = baton(proxy.connectString(), Duration.ofSeconds(1));
     MultiLock.MultiLease lease = healthy.multiLock(healthy.mutex(a), cutOff.mutex(b)).acquire(WAIT);
-    List<Op> guards = lease.guards();
+    List<Op> guards = Baton.guards(lease);
     long cutOffSession = cutOff.sessionId();
 
     proxy.blackhole();
@@ -253,7 +253,25 @@ class GuardTest extends ClusterTestSupport {
   @Test
   void mutexLease_guardsIsItsGuard() throws Exception {
     try (Lease lease = baton().mutex("/guard/mutex").acquire(WAIT)) {
-      assertThat(lease.guards()).containsExactly(lease.guard());
+      assertThat(Baton.guards(lease)).containsExactly(Baton.guard(lease));
     }
+  }
+
+  /** A lease from another backend (here: written in the test) has no node to check. */
+  @Test
+  void guard_ofALeaseWithoutZooKeeperNode_isRefusedNamingIt() {
+    Lease foreign = new Lease() {
+      @Override public String path() { return "/elsewhere/lock"; }
+      @Override public long fencingToken() { return 1; }
+      @Override public LeaseState state() { return LeaseState.HELD; }
+      @Override public boolean isValid() { return true; }
+      @Override public java.time.Instant validUntil() { return java.time.Instant.MAX; }
+      @Override public void addListener(dev.baton.lock.LeaseListener listener) { }
+      @Override public void addListener(dev.baton.lock.LeaseListener listener, java.util.concurrent.Executor executor) { }
+      @Override public void close() { }
+    };
+    assertThatThrownBy(() -> Baton.guard(foreign)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/elsewhere/lock").hasMessageContaining("no ZooKeeper node");
+    assertThatThrownBy(() -> Baton.guards(foreign)).isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -1,12 +1,12 @@
 package dev.baton;
 
-import dev.baton.lock.AcquireTimeoutException;
-import dev.baton.lock.Lease;
-import dev.baton.lock.Mutex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

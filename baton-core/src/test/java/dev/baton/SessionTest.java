@@ -1,11 +1,11 @@
 package dev.baton;
 
-import dev.baton.lock.Lease;
-import dev.baton.lock.LeaseState;
-import dev.baton.lock.LockOwner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,12 @@
 package dev.baton;
 
-import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.testkit.TestCertificates;
+import dev.baton.lock.Lease;
 import dev.baton.testkit.TestCertificates.Identity;
+import dev.baton.testkit.TestCertificates;
 import dev.baton.testkit.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,14 +1,14 @@
 package dev.baton.bench;
 
-import dev.baton.lock.Lease;
-import dev.baton.lock.Mutex;
-import dev.baton.lock.MutexOptions;
 import dev.baton.Baton;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CuratorLibrary;
 import dev.baton.bench.lock.ExclusionGuard;
 import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.Sharing;
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;

@@ -2,7 +2,6 @@ package dev.baton.bench;
 
 
 import dev.baton.Baton;
-import dev.baton.lock.MutexOptions;
 import dev.baton.bench.lock.BatonLibrary;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CreateDeleteControl;
@@ -14,6 +13,7 @@ import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.SequentialPattern;
 import dev.baton.bench.lock.Sharing;
 import dev.baton.bench.lock.WatchAllLowerPattern;
+import dev.baton.lock.MutexOptions;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;

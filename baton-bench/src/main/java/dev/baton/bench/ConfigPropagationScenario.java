@@ -1,9 +1,9 @@
 package dev.baton.bench;
 
-import dev.baton.config.ConfigCenter;
-import dev.baton.config.ConfigListener;
 import dev.baton.Baton;
 import dev.baton.bench.lock.Role;
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigListener;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -247,10 +247,10 @@ final class ConfigPropagationScenario implements Scenario {
 
     BatonCaches(String connectString, String path, Board board, boolean direct) {
       try {
-        writer = client(connectString).config(path);
+        writer = ConfigCenter.open(client(connectString), path);
         for (int i = 0; i < READERS; i++) {
           int reader = i;
-          ConfigCenter cache = client(connectString).config(path);
+          ConfigCenter cache = ConfigCenter.open(client(connectString), path);
           ConfigListener listener = (key, oldValue, newValue) -> {
             if (key.equals(KEY)) {
               board.heard(reader, newValue);

@@ -1,10 +1,10 @@
 package dev.baton.bench;
 
+import dev.baton.Baton;
+import dev.baton.bench.lock.Role;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.leader.LeadershipListener;
 import dev.baton.lock.Lease;
-import dev.baton.Baton;
-import dev.baton.bench.lock.Role;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package dev.baton.bench;
 
-import dev.baton.Baton;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Baton;
 import dev.baton.bench.lock.Role;
 import java.io.IOException;
 import java.math.BigDecimal;

@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
-import dev.baton.Baton;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +30,7 @@ final class ConfigCommand implements Callable<Integer> {
   /** The config center on {@code prefix}; a bad prefix or key is a usage error naming it. */
   static ConfigCenter open(Baton baton, String prefix, CommandSpec spec) {
     try {
-      return baton.config(prefix);
+      return ConfigCenter.open(baton, prefix);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "<prefix>: " + e.getMessage());
     }

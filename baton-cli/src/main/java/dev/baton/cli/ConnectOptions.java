@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
-import dev.baton.internal.session.ConnectStrings;
 import dev.baton.Baton;
 import dev.baton.BatonException;
+import dev.baton.ConnectStrings;
 import dev.baton.ConnectionException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import dev.baton.atomic.Counter;
 import dev.baton.lock.Mutex;
-import dev.baton.Baton;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.baton.cli;
 
-import dev.baton.internal.session.Paths;
-import dev.baton.lock.Mutex;
-import dev.baton.lock.LockOwner;
 import dev.baton.Baton;
+import dev.baton.ZkPaths;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
@@ -11,8 +11,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code baton lock}: who holds a mutex, who waits for it, and holding it around a command. */
@@ -58,7 +58,7 @@ final class LockCommand implements Callable<Integer> {
   /** As {@link #checkPath(String, CommandSpec)}, for any recipe's path parameter. */
   static void checkPath(String path, String parameter, String what, CommandSpec spec) {
     try {
-      Paths.validateRecipePath(path, what);
+      ZkPaths.validateRecipePath(path, what);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), parameter + ": " + e.getMessage());
     }

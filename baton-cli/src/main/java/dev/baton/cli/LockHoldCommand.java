@@ -1,10 +1,10 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
-import dev.baton.Baton;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.Baton;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
-import dev.baton.Baton;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Set;
@@ -36,7 +36,7 @@ final class ServiceCommand implements Callable<Integer> {
   public Integer call() {
     LockCommand.checkPath(base, "<base>", "service registry base path", spec);
     try (Baton baton = connection.open(spec)) {
-      ServiceRegistry registry = baton.serviceRegistry(base);
+      ServiceRegistry registry = ServiceRegistry.open(baton, base);
       PrintWriter out = spec.commandLine().getOut();
       if (service == null) {
         Set<String> services = new TreeSet<>(registry.services());

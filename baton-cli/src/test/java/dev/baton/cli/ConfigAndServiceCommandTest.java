@@ -1,12 +1,12 @@
 package dev.baton.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.baton.Baton;
 import dev.baton.testkit.TestCluster;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -32,7 +32,7 @@ class ConfigAndServiceCommandTest {
 
   @Test
   void configList_printsEveryKeyInOrder_andGetPrintsValueAndVersion() {
-    try (ConfigCenter config = baton.config("/cli-config")) {
+    try (ConfigCenter config = ConfigCenter.open(baton, "/cli-config")) {
       config.create("db/url", "jdbc:postgresql://db/shop");
       config.create("db/pool-size", "10");
       config.update("db/pool-size", "20");
@@ -63,7 +63,7 @@ class ConfigAndServiceCommandTest {
 
   @Test
   void service_listsServices_thenTheLiveInstancesOfOne() {
-    ServiceRegistry registry = baton.serviceRegistry("/cli-services");
+    ServiceRegistry registry = ServiceRegistry.open(baton, "/cli-services");
     try (Registration a = registry.register(ServiceInstance.builder("orders").id("a").address("10.0.0.5").port(8080)
             .payload(Map.of("zone", "eu")).build());
         Registration b = registry.register(ServiceInstance.builder("orders").id("b").address("10.0.0.6").port(8080).build());

@@ -1,11 +1,11 @@
 package dev.baton.cli;
 
-import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
-import dev.baton.testkit.TestCertificates;
+import dev.baton.lock.Lease;
 import dev.baton.testkit.TestCertificates.Identity;
+import dev.baton.testkit.TestCertificates;
 import dev.baton.testkit.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;

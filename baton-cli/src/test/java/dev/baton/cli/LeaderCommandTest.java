@@ -1,11 +1,11 @@
 package dev.baton.cli;
 
-import dev.baton.leader.LeaderLatch;
-import dev.baton.leader.LeaderSelector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

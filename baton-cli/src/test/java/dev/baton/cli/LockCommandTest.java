@@ -1,11 +1,11 @@
 package dev.baton.cli;
 
-import dev.baton.lock.Lease;
-import dev.baton.lock.Mutex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
 import dev.baton.testkit.TestCluster;
 import java.io.IOException;
 import java.nio.file.Files;

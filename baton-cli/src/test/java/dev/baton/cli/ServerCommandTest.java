@@ -1,10 +1,10 @@
 package dev.baton.cli;
 
-import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.lock.Lease;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;

@@ -1,6 +1,5 @@
 package dev.baton.lock;
 
-import dev.baton.Baton;
 import java.time.Instant;
 import java.util.concurrent.Executor;
 
@@ -22,57 +21,12 @@ public interface Lease extends AutoCloseable {
    * A number that strictly grows from one holder of this lock path to the next, across clients
    * and across deletion and re-creation of the path. Pass it to the resource the lock protects
    * and have the resource reject a token lower than one it has seen (a holder that lost its lease
-   * while stalled cannot then overwrite the work of its successor). It is derived from the zxid
-   * that created the lease's node, as {@link FencingTokens} describes. {@link FencedResource}
-   * shows the check, in this process and in SQL.
+   * while stalled cannot then overwrite the work of its successor). Each backend derives it from
+   * what its server orders (on ZooKeeper the zxid that created the lease's node, as {@code
+   * dev.baton.FencingTokens} describes). {@link FencedResource} shows the check, in this process
+   * and in SQL.
    */
   long fencingToken();
-
-  /**
-   * A ZooKeeper {@code check} that this lease's lock node still exists, to run in one {@link
-   * Baton#transaction} with the writes the lease protects; the ensemble then applies them only
-   * while no one else can hold the lock, or fails the whole transaction with {@link
-   * LeaseLostException}. This closes the gap {@link #isValid()} leaves open (the lease can be lost
-   * between the check and the write), for data kept in ZooKeeper:
-   * <pre>{@code
-   * baton.transaction(lease.guard(), Op.setData("/orders/42", data, -1));
-   * }</pre>
-   * The operation names the node by its client path (without the namespace), as every path of
-   * Baton's API; {@code Baton.transaction} adds the namespace. Sent to ZooKeeper through another
-   * handle, it needs the namespace added by hand. Makes no request; the same object every time.
-   *
-   * <p>A lease that stands on several nodes (a semaphore lease of several permits, a multi-lock
-   * lease of several locks) has no single check that covers it: use {@link #guards()}.
-   *
-   * @throws IllegalStateException if this lease was closed
-   * @throws UnsupportedOperationException if this lease stands on several nodes (use {@link
-   *     #guards()}), or this kind of lease has no node of its own
-   */
-  default org.apache.zookeeper.Op guard() {
-    throw new UnsupportedOperationException("this lease (" + path() + ") has no lock node to guard writes with");
-  }
-
-  /**
-   * One {@code check} per node this lease stands on, to put before the writes of one {@link
-   * Baton#transaction}: the ensemble applies them only while every node exists, or fails the
-   * whole transaction with {@link LeaseLostException} naming the first node found gone. A mutex
-   * or read-write lease stands on one node (this is {@code List.of(guard())}), a semaphore lease
-   * on one node per permit, a multi-lock lease on one node per lock:
-   * <pre>{@code
-   * List<Op> ops = new ArrayList<>(lease.guards());
-   * ops.add(Op.setData("/orders/42", data, -1));
-   * baton.transaction(ops.toArray(Op[]::new));
-   * }</pre>
-   * The parts of a multi-lock may belong to different clients; their checks still hold on any
-   * session, provided the transaction runs on a client with the same namespace. Paths and
-   * requests as for {@link #guard()}: client paths, no request made, the same operations each time.
-   *
-   * @throws IllegalStateException if this lease was closed
-   * @throws UnsupportedOperationException if this kind of lease has no node of its own
-   */
-  default java.util.List<org.apache.zookeeper.Op> guards() {
-    return java.util.List.of(guard());
-  }
 
   LeaseState state();
 

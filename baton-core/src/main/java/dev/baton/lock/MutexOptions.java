@@ -1,5 +1,6 @@
 package dev.baton.lock;
 
+import dev.baton.FencingTokens;
 import java.time.Duration;
 import java.util.Objects;
 

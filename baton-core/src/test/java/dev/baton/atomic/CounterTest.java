@@ -1,16 +1,16 @@
 package dev.baton.atomic;
 
-import dev.baton.HelperZk;
-import dev.baton.testkit.FaultProxy;
-import dev.baton.Baton;
-import dev.baton.BatonException;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
-import dev.baton.OutcomeUnknownException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import dev.baton.HelperZk;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

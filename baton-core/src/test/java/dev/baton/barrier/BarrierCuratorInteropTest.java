@@ -1,10 +1,10 @@
 package dev.baton.barrier;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

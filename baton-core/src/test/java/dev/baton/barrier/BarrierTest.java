@@ -1,15 +1,15 @@
 package dev.baton.barrier;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.BatonException;
-import dev.baton.BatonInterruptedException;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ClientClosedException;
+import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
 import dev.baton.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;

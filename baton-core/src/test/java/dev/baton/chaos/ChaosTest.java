@@ -1,20 +1,20 @@
 package dev.baton.chaos;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.BatonException;
-import dev.baton.lock.Mutex;
-import dev.baton.lock.MutexOptions;
-import dev.baton.lock.ReadWriteLock;
-import dev.baton.lock.Semaphore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.HelperZk;
 import dev.baton.chaos.ChaosSchedule.Fault;
 import dev.baton.chaos.ChaosSchedule.Kind;
 import dev.baton.chaos.ChaosWorker.Acquirer;
 import dev.baton.chaos.ChaosWorker.LatchWorker;
 import dev.baton.chaos.ChaosWorker.LockWorker;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
+import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;

@@ -1,12 +1,12 @@
 package dev.baton.leader;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.ClientClosedException;
-import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.Baton;
+import dev.baton.ClientClosedException;
+import dev.baton.ClusterTestSupport;
+import dev.baton.lock.Lease;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;

@@ -1,11 +1,11 @@
 package dev.baton.leader;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.lock.FencingTokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.FencingTokens;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,18 +1,18 @@
 package dev.baton.leader;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.lock.FencedResource;
-import dev.baton.lock.FencingTokens;
-import dev.baton.lock.Lease;
-import dev.baton.lock.LeaseLostException;
-import dev.baton.lock.LeaseState;
-import dev.baton.lock.StaleTokenException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.FencingTokens;
+import dev.baton.HelperZk;
+import dev.baton.lock.FencedResource;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseLostException;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.StaleTokenException;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
@@ -184,7 +184,7 @@ class LeaderLatchTest extends ClusterTestSupport {
       assertThat(raw.zk().exists(path + "/" + rejoined, false).getEphemeralOwner())
           .as("re-joined on the new session").isEqualTo(leaderClient.sessionId());
       // The deposed leader's writes guarded by its old leadership are refused by the ensemble.
-      assertThatThrownBy(() -> leaderClient.transaction(oldLeadership.guard(),
+      assertThatThrownBy(() -> leaderClient.transaction(Baton.guard(oldLeadership),
           Op.create("/latch-expiry-write", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
           .isInstanceOf(LeaseLostException.class);
       assertThat(raw.exists("/latch-expiry-write")).isFalse();

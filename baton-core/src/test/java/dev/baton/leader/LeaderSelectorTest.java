@@ -1,11 +1,11 @@
 package dev.baton.leader;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.lock.Lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.lock.Lease;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;

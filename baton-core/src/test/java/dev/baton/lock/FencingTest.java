@@ -1,14 +1,14 @@
 package dev.baton.lock;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
-import dev.baton.TransactionFailedException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import dev.baton.HelperZk;
+import dev.baton.TransactionFailedException;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
@@ -116,7 +116,7 @@ class FencingTest {
   void transaction_guardOfAHeldLease_appliesTheWrites() throws Exception {
     createRaw("/guarded-held", "before");
     try (Lease lease = baton.mutex("/locks/guard-held").acquire(WAIT)) {
-      List<OpResult> results = baton.transaction(lease.guard(),
+      List<OpResult> results = baton.transaction(Baton.guard(lease),
           Op.setData("/guarded-held", bytes("after"), -1),
           Op.create("/guarded-held/order-1", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
 
@@ -133,13 +133,13 @@ class FencingTest {
     Mutex mutex = baton.mutex("/locks/guard-shape");
     try (Lease lease = mutex.acquire(WAIT);
         Lease reentered = mutex.acquire(WAIT)) {
-      Op guard = lease.guard();
+      Op guard = Baton.guard(lease);
 
-      assertThat(guard).isSameAs(lease.guard());
+      assertThat(guard).isSameAs(Baton.guard(lease));
       assertThat(guard.getType()).isEqualTo(ZooDefs.OpCode.check);
       assertThat(guard.getPath()).startsWith("/locks/guard-shape/");
       assertThat(raw.children("/locks/guard-shape")).containsExactly(guard.getPath().substring("/locks/guard-shape/".length()));
-      assertThat(reentered.guard()).as("a reentrant level shares the node").isEqualTo(guard);
+      assertThat(Baton.guard(reentered)).as("a reentrant level shares the node").isEqualTo(guard);
     }
   }
 
@@ -150,8 +150,8 @@ class FencingTest {
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
         Baton staleClient = client(proxy.connectString(), Duration.ofSeconds(1))) {
       Handover handover = expireHolder(lockPath, proxy, staleClient);
-      Op staleGuard = handover.stale().guard();
-      baton.transaction(handover.current().guard(), Op.setData("/guarded-expired", bytes("new holder"), -1));
+      Op staleGuard = Baton.guard(handover.stale());
+      baton.transaction(Baton.guard(handover.current()), Op.setData("/guarded-expired", bytes("new holder"), -1));
 
       assertThatThrownBy(() -> staleClient.transaction(staleGuard,
               Op.setData("/guarded-expired", bytes("stale holder"), -1)))
@@ -170,10 +170,10 @@ class FencingTest {
   @Test
   void guard_ofAClosedLease_throwsIllegalState_andAnEarlierGuardFailsTheTransaction() throws Exception {
     Lease lease = baton.mutex("/locks/guard-closed").acquire(WAIT);
-    Op guard = lease.guard();
+    Op guard = Baton.guard(lease);
     lease.close();
 
-    assertThatThrownBy(lease::guard).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> Baton.guard(lease)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("/locks/guard-closed");
     assertThatThrownBy(() -> baton.transaction(guard,
             Op.create("/guarded-closed", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)))
@@ -185,9 +185,9 @@ class FencingTest {
   void transaction_namespacedClient_addsTheNamespaceToOperationsAndRemovesItFromResults() throws Exception {
     try (Baton namespaced = Baton.builder().connectString(cluster.connectString()).namespace("/apps/fenced").build();
         Lease lease = namespaced.mutex("/locks/ns").acquire(WAIT)) {
-      assertThat(lease.guard().getPath()).startsWith("/locks/ns/");
+      assertThat(Baton.guard(lease).getPath()).startsWith("/locks/ns/");
 
-      List<OpResult> results = namespaced.transaction(lease.guard(),
+      List<OpResult> results = namespaced.transaction(Baton.guard(lease),
           Op.create("/orders", NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT),
           Op.create("/orders/o-", bytes("1"), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL));
 

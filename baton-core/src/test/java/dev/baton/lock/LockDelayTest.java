@@ -1,9 +1,9 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.ClusterTestSupport;
 import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,12 +1,12 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.ConnectionState;
-import dev.baton.leader.LeaderLatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
+import dev.baton.leader.LeaderLatch;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;

@@ -1,11 +1,12 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.ConnectionState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
+import dev.baton.FencingTokens;
 import dev.baton.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.baton.lock;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.BatonException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.HelperZk;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;

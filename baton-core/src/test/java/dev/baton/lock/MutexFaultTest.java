@@ -1,11 +1,11 @@
 package dev.baton.lock;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.ConnectionState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ConnectionState;
+import dev.baton.HelperZk;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The mutex under the faults of DESIGN.md, one client at a time behind a fault-injecting proxy:
+ * The mutex under the faults it must survive, one client at a time behind a fault-injecting proxy:
  * connection cut before and after the create, session expiry while holding and while waiting.
  * Every test runs in each mode of the mutex (default, local hand-over, caching, both) and ends by
  * checking that no node is left under the lock path.

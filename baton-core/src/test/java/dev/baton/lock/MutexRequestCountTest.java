@@ -1,8 +1,8 @@
 package dev.baton.lock;
 
-import dev.baton.Baton;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.Baton;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

@@ -1,13 +1,13 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.BatonInterruptedException;
-import dev.baton.ClientClosedException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ClientClosedException;
+import dev.baton.ClusterTestSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

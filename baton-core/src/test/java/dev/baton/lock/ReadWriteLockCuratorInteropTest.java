@@ -1,10 +1,11 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.FencingTokens;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;
 import java.util.ArrayList;

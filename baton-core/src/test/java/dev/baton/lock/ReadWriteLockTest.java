@@ -1,13 +1,13 @@
 package dev.baton.lock;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.ConnectionState;
-import dev.baton.internal.lock.ReadWriteRules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
+import dev.baton.internal.lock.ReadWriteRules;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;

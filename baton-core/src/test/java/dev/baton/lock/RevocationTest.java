@@ -1,10 +1,10 @@
 package dev.baton.lock;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.HelperZk;
 import dev.baton.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package dev.baton.queue;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.Codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.ClusterTestSupport;
+import dev.baton.Codec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package dev.baton.queue;
 
-import dev.baton.HelperZk;
-import dev.baton.Baton;
-import dev.baton.Codec;
-import dev.baton.OutcomeUnknownException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.Codec;
+import dev.baton.HelperZk;
+import dev.baton.OutcomeUnknownException;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The queue under the faults of DESIGN.md, one client behind a fault-injecting proxy: session
+ * The queue under the faults it must survive, one client behind a fault-injecting proxy: session
  * expiry while holding an item and while waiting for one, replies lost after a claim, an
  * acknowledgement and a put, and the queue's path removed by the server while a consumer waits.
  * Every test ends with no claim left.

@@ -1,9 +1,9 @@
 package dev.baton.queue;
 
-import dev.baton.Baton;
-import dev.baton.Codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.Baton;
+import dev.baton.Codec;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,15 +1,15 @@
 package dev.baton.queue;
 
-import dev.baton.ClusterTestSupport;
-import dev.baton.Baton;
-import dev.baton.BatonException;
-import dev.baton.BatonInterruptedException;
-import dev.baton.ClientClosedException;
-import dev.baton.Codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ClientClosedException;
+import dev.baton.ClusterTestSupport;
+import dev.baton.Codec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

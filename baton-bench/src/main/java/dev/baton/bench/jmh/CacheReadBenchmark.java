@@ -1,11 +1,11 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.discovery.PickStrategy;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
 import dev.baton.discovery.ServiceView;
-import dev.baton.Baton;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -67,18 +67,18 @@ public class CacheReadBenchmark {
   public void load() throws Exception {
     server = EmbeddedZooKeeper.start();
     writer = Baton.connect(server.connectString());
-    ConfigCenter written = writer.config(PREFIX);
+    ConfigCenter written = ConfigCenter.open(writer, PREFIX);
     written.set("feature", "on");
     written.set("limit", "100");
-    ServiceRegistry services = writer.serviceRegistry("/jmh/services");
+    ServiceRegistry services = ServiceRegistry.open(writer, "/jmh/services");
     for (int i = 0; i < 3; i++) {
       services.register(ServiceInstance.builder("api").id("api-" + i).address("10.0.0." + i).port(8080).build());
     }
 
     // The reads come from another client, whose caches learned the values from the server.
     reader = Baton.connect(server.connectString());
-    config = reader.config(PREFIX);
-    registry = reader.serviceRegistry("/jmh/services");
+    config = ConfigCenter.open(reader, PREFIX);
+    registry = ServiceRegistry.open(reader, "/jmh/services");
     view = registry.watch("api");
     curator = CuratorFrameworkFactory.newClient(server.connectString(), new ExponentialBackoffRetry(100, 3));
     curator.start();

@@ -1,8 +1,8 @@
 package dev.baton.bench.jmh;
 
-import dev.baton.lock.Lease;
 import dev.baton.Baton;
 import dev.baton.embedded.EmbeddedZooKeeper;
+import dev.baton.lock.Lease;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

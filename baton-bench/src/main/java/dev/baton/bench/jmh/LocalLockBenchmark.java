@@ -1,10 +1,10 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.Baton;
+import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
-import dev.baton.Baton;
-import dev.baton.embedded.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

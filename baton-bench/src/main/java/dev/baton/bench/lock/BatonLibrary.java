@@ -1,9 +1,9 @@
 package dev.baton.bench.lock;
 
+import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
-import dev.baton.Baton;
 import java.time.Duration;
 import java.util.function.Supplier;
 

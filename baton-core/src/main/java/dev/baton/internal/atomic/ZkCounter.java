@@ -1,14 +1,14 @@
 package dev.baton.internal.atomic;
 
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ConnectionException;
+import dev.baton.OutcomeUnknownException;
 import dev.baton.atomic.Counter;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
-import dev.baton.BatonException;
-import dev.baton.BatonInterruptedException;
-import dev.baton.ConnectionException;
-import dev.baton.OutcomeUnknownException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.CreateMode;

@@ -1,14 +1,14 @@
 package dev.baton.internal.barrier;
 
-import dev.baton.internal.session.Errors;
-import dev.baton.internal.session.NodeWait;
-import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
-import dev.baton.internal.session.Session;
-import dev.baton.internal.session.SessionObserver;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.SessionLostException;
+import dev.baton.ZkPaths;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.NodeWait;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.SessionObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -18,8 +18,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 
 /**
@@ -72,7 +72,7 @@ final class BarrierEntry implements SessionObserver {
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);
-    this.readyPath = Paths.join(serverPath, DoubleBarrierRules.READY);
+    this.readyPath = ZkPaths.join(serverPath, DoubleBarrierRules.READY);
     this.members = members;
     this.data = data;
   }
@@ -359,6 +359,6 @@ final class BarrierEntry implements SessionObserver {
   }
 
   private String nodePath(String name) {
-    return Paths.join(serverPath, name);
+    return ZkPaths.join(serverPath, name);
   }
 }

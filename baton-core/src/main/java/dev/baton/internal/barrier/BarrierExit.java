@@ -1,22 +1,22 @@
 package dev.baton.internal.barrier;
 
-import dev.baton.internal.session.Errors;
-import dev.baton.internal.session.NodeWait;
-import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
-import dev.baton.internal.session.Session;
-import dev.baton.internal.session.SessionObserver;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.SessionLostException;
+import dev.baton.ZkPaths;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.NodeWait;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.SessionObserver;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * One member leaving a double barrier, step by step as {@link DoubleBarrierRules#exit} says: list,
@@ -50,7 +50,7 @@ final class BarrierExit implements SessionObserver {
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);
-    this.readyPath = Paths.join(serverPath, DoubleBarrierRules.READY);
+    this.readyPath = ZkPaths.join(serverPath, DoubleBarrierRules.READY);
   }
 
   /**
@@ -298,6 +298,6 @@ final class BarrierExit implements SessionObserver {
   }
 
   private String nodePath(String name) {
-    return Paths.join(serverPath, name);
+    return ZkPaths.join(serverPath, name);
   }
 }

@@ -1,5 +1,6 @@
 package dev.baton.internal.barrier;
 
+import dev.baton.BatonInterruptedException;
 import dev.baton.barrier.Barrier;
 import dev.baton.internal.engine.OwnerData;
 import dev.baton.internal.session.Durations;
@@ -8,7 +9,6 @@ import dev.baton.internal.session.NodeWait;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
-import dev.baton.BatonInterruptedException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

@@ -1,14 +1,14 @@
 package dev.baton.internal.barrier;
 
+import dev.baton.BatonInterruptedException;
+import dev.baton.ZkPaths;
 import dev.baton.barrier.BarrierTimeoutException;
 import dev.baton.barrier.DoubleBarrier;
 import dev.baton.internal.engine.OwnerData;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
 import dev.baton.internal.session.Session;
-import dev.baton.BatonInterruptedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -90,7 +90,7 @@ public final class ZkDoubleBarrier implements DoubleBarrier {
         // Entered (or failed) just now: the caller is told it was interrupted, so it must not stay in.
         pending.thenAccept(late -> {
           if (late.node() != null) {
-            Nodes.deleteInBackground(session, late.handle(), Paths.join(session.settings().onServer(path), late.node()));
+            Nodes.deleteInBackground(session, late.handle(), ZkPaths.join(session.settings().onServer(path), late.node()));
           }
         });
       }

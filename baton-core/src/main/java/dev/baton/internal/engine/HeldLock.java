@@ -1,14 +1,14 @@
 package dev.baton.internal.engine;
 
+import dev.baton.ConnectionState;
+import dev.baton.ZkPaths;
 import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
 import dev.baton.internal.session.Transactions;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
-import dev.baton.ConnectionState;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -227,6 +227,6 @@ public final class HeldLock implements SessionObserver {
 
   @Override
   public String toString() {
-    return path + " (" + Paths.name(serverNodePath) + ", token " + token + ", " + state + ")";
+    return path + " (" + ZkPaths.name(serverNodePath) + ", token " + token + ", " + state + ")";
   }
 }

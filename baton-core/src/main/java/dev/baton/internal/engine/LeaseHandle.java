@@ -1,6 +1,6 @@
 package dev.baton.internal.engine;
 
-import dev.baton.lock.Lease;
+import dev.baton.internal.session.GuardedLease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
 import java.time.Instant;
@@ -9,7 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** One level of a held lock, as handed to the caller; closing it is idempotent. */
-final class LeaseHandle implements Lease {
+final class LeaseHandle implements GuardedLease {
   private final HeldLock lock;
   private final AtomicBoolean closed = new AtomicBoolean();
 

@@ -1,7 +1,7 @@
 package dev.baton.internal.engine;
 
+import dev.baton.ZkPaths;
 import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
 import dev.baton.internal.session.Session;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -59,7 +59,7 @@ public final class LockDelay {
       return; // the node went with its session
     }
     String lockPath = serverNodePath.substring(0, serverNodePath.lastIndexOf('/'));
-    byte[] record = (RELEASED + Paths.name(serverNodePath)).getBytes(StandardCharsets.UTF_8);
+    byte[] record = (RELEASED + ZkPaths.name(serverNodePath)).getBytes(StandardCharsets.UTF_8);
     owner.zk().multi(List.of(Op.setData(lockPath, record, -1), Op.delete(serverNodePath, -1)),
         (rc, path, ctx, results) -> {
           Code code = Code.get(rc);

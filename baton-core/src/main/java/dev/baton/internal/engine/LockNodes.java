@@ -12,6 +12,14 @@ import java.util.List;
 public final class LockNodes {
   private LockNodes() {}
 
+  /**
+   * The start of every node name one acquisition creates, {@code _c_<uuid>-}: Curator's
+   * "protected" marker, by which a client finds the node a lost create reply would have named.
+   */
+  public static String protectedMarker(String uuid) {
+    return "_c_" + uuid + "-";
+  }
+
   /** The children that carry {@code prefix}, in queue order; other children take no part. */
   public static List<String> sortedBySequence(List<String> children, String prefix) {
     return sortedBySequence(children, List.of(prefix));

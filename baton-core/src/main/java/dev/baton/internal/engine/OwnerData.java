@@ -1,11 +1,11 @@
 package dev.baton.internal.engine;
 
-import dev.baton.Baton;
-import dev.baton.lock.FencingTokens;
-import dev.baton.lock.LockOwner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Baton;
+import dev.baton.FencingTokens;
+import dev.baton.lock.LockOwner;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,13 +1,13 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.session.Errors;
-import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
-import dev.baton.internal.session.Session;
-import dev.baton.internal.session.SessionObserver;
-import dev.baton.lock.FencingTokens;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
+import dev.baton.FencingTokens;
+import dev.baton.ZkPaths;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.SessionObserver;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,8 +19,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
@@ -263,7 +263,7 @@ public final class QueueWaiter implements SessionObserver {
     lower = null;
     truncatedBelow = null;
     Session.Handle sentOn = handle;
-    String protectedPrefix = serverLockPath + "/_c_" + uuid + "-" + layout.createPrefix();
+    String protectedPrefix = serverLockPath + "/" + LockNodes.protectedMarker(uuid) + layout.createPrefix();
     sentOn.zk().create(protectedPrefix, data, session.settings().aclFor(protectedPrefix),
         CreateMode.EPHEMERAL_SEQUENTIAL,
         (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
@@ -304,7 +304,7 @@ public final class QueueWaiter implements SessionObserver {
     }
     switch (code) {
       case OK -> {
-        ourNode = Paths.name(name);
+        ourNode = ZkPaths.name(name);
         token = FencingTokens.ofNode(stat.getCzxid());
         if (phase == Phase.ABANDONED) {
           Nodes.deleteInBackground(session, handle, name);
@@ -370,7 +370,7 @@ public final class QueueWaiter implements SessionObserver {
     }
     String found = null;
     if (code == Code.OK) {
-      String marker = "_c_" + uuid + "-";
+      String marker = LockNodes.protectedMarker(uuid);
       for (String child : snapshot.between(0, snapshot.size())) {
         if (child.startsWith(marker)) {
           found = child;

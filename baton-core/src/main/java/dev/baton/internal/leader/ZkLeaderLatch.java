@@ -1,12 +1,12 @@
 package dev.baton.internal.leader;
 
+import dev.baton.BatonInterruptedException;
 import dev.baton.internal.engine.QueueWaiter;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Session;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.BatonInterruptedException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

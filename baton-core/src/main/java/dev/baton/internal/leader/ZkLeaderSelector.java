@@ -1,12 +1,12 @@
 package dev.baton.internal.leader;
 
+import dev.baton.BatonInterruptedException;
 import dev.baton.internal.engine.QueueRules;
 import dev.baton.internal.session.Session;
 import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.BatonInterruptedException;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

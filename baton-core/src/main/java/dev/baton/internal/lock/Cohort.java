@@ -1,5 +1,9 @@
 package dev.baton.internal.lock;
 
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import dev.baton.FencingTokens;
+import dev.baton.ZkPaths;
 import dev.baton.internal.engine.HeldLock;
 import dev.baton.internal.engine.LockDelay;
 import dev.baton.internal.engine.LockNodes;
@@ -8,15 +12,11 @@ import dev.baton.internal.engine.QueueWaiter;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
 import dev.baton.lock.AcquireTimeoutException;
-import dev.baton.lock.FencingTokens;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.MutexOptions;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +53,7 @@ import org.apache.zookeeper.Watcher;
  * under its own monitor) and completions of waiters' futures happen after leaving it, so the two
  * monitors are never taken in opposite orders.
  */
-public final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
+final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   private final Session session;
   private final String path;
   private final String serverPath;
@@ -277,7 +277,7 @@ public final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
    * another client queued (or left), and the cached node is given up.
    */
   private void watchOthers(QueueWaiter.Acquisition kept) {
-    String ours = Paths.name(kept.serverNodePath());
+    String ours = ZkPaths.name(kept.serverNodePath());
     Watcher watcher = (WatchedEvent event) -> {
       if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
         othersQueued(kept);

@@ -1,5 +1,7 @@
 package dev.baton.internal.lock;
 
+import dev.baton.internal.engine.LeaseOfParts;
+import dev.baton.internal.session.GuardedLease;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -8,65 +10,39 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.Op;
 
-/** Leases held together: as valid as the least valid part, released together. */
-final class CompositeLease implements MultiLock.MultiLease {
-  private final List<Lease> parts;
-  private final AtomicBoolean closed = new AtomicBoolean();
+/**
+ * Leases held together: as valid as the least valid part, released together. Its token, the
+ * largest part's, grows from holder to holder of the same set of locks.
+ */
+final class CompositeLease extends LeaseOfParts<Lease> implements MultiLock.MultiLease {
 
   CompositeLease(List<Lease> parts) {
-    this.parts = List.copyOf(parts);
+    super(parts);
   }
 
   @Override
   public List<Lease> parts() {
-    return parts;
+    return partList();
   }
 
   @Override
   public String path() {
-    return parts.stream().map(Lease::path).collect(Collectors.joining(",", "[", "]"));
-  }
-
-  /** The largest part's token: it grows from holder to holder of the same set of locks. */
-  @Override
-  public long fencingToken() {
-    return parts.stream().mapToLong(Lease::fencingToken).max().orElseThrow();
-  }
-
-  @Override
-  public LeaseState state() {
-    if (closed.get()) {
-      return LeaseState.RELEASED;
-    }
-    LeaseState worst = LeaseState.HELD;
-    for (Lease part : parts) {
-      LeaseState state = part.state();
-      if (state.ordinal() > worst.ordinal()) {
-        worst = state; // HELD < SUSPECT < LOST < RELEASED
-      }
-    }
-    return worst;
-  }
-
-  @Override
-  public boolean isValid() {
-    return state().isValid();
+    return partList().stream().map(Lease::path).collect(Collectors.joining(",", "[", "]"));
   }
 
   @Override
   public Instant validUntil() {
-    return parts.stream().map(Lease::validUntil).min(Instant::compareTo).orElseThrow();
+    return partList().stream().map(Lease::validUntil).min(Instant::compareTo).orElseThrow();
   }
 
   @Override
   public void addListener(LeaseListener listener) {
     Objects.requireNonNull(listener, "listener");
     Changes changes = new Changes(listener);
-    parts.forEach(part -> part.addListener((p, s) -> changes.report()));
+    partList().forEach(part -> part.addListener((p, s) -> changes.report()));
   }
 
   @Override
@@ -74,7 +50,7 @@ final class CompositeLease implements MultiLock.MultiLease {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
     Changes changes = new Changes(listener);
-    parts.forEach(part -> part.addListener((p, s) -> changes.report(), executor));
+    partList().forEach(part -> part.addListener((p, s) -> changes.report(), executor));
   }
 
   /**
@@ -100,43 +76,34 @@ final class CompositeLease implements MultiLock.MultiLease {
     }
   }
 
-  /** The check of the only part's node; a lease of several locks needs {@link #guards()}. */
   @Override
-  public Op guard() {
-    requireOpen();
-    if (parts.size() > 1) {
-      throw new UnsupportedOperationException("The multi-lock lease on " + path() + " stands on "
-          + parts.size() + " lock nodes, and one check cannot cover them all: use guards()");
-    }
-    return parts.get(0).guard();
+  protected LeaseState stateOf(Lease part) {
+    return part.state();
   }
 
-  /** A check of every part's node, in the order the locks were taken. */
   @Override
-  public List<Op> guards() {
-    requireOpen();
-    return parts.stream().flatMap(part -> part.guards().stream()).toList();
+  protected long tokenOf(Lease part) {
+    return part.fencingToken();
   }
 
-  private void requireOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("The multi-lock lease on " + path() + " is released; a guard"
-          + " of it would fail every transaction");
-    }
+  /** The parts may belong to different clients; their checks hold on any session. */
+  @Override
+  protected List<Op> guardsOf(Lease part) {
+    return GuardedLease.of(part).guards();
   }
 
-  /** Releases every part, last taken first. */
   @Override
-  public void close() {
-    if (closed.compareAndSet(false, true)) {
-      for (int i = parts.size() - 1; i >= 0; i--) {
-        parts.get(i).close();
-      }
-    }
+  protected void release(Lease part) {
+    part.close();
+  }
+
+  @Override
+  protected String partName() {
+    return "lock";
   }
 
   @Override
   public String toString() {
-    return "MultiLease" + parts;
+    return "MultiLease" + partList();
   }
 }

@@ -1,16 +1,16 @@
 package dev.baton.internal.lock;
 
+import dev.baton.BatonInterruptedException;
+import dev.baton.RetryPolicy;
+import dev.baton.SessionLostException;
+import dev.baton.ZkPaths;
 import dev.baton.internal.engine.QueueWaiter;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Paths;
 import dev.baton.internal.session.Session;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.LeaseState;
-import dev.baton.BatonInterruptedException;
-import dev.baton.RetryPolicy;
-import dev.baton.SessionLostException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +51,8 @@ final class DowngradeNode {
       Duration timeout) {
     QueueWaiter.Acquisition held = write.acquisition();
     Session.Handle handle = held.handle();
-    String node = Paths.parent(held.serverNodePath()) + "/"
-        + ReadWriteRules.downgradeNode(Paths.name(held.serverNodePath()), UUID.randomUUID());
+    String node = ZkPaths.parent(held.serverNodePath()) + "/"
+        + ReadWriteRules.downgradeNode(ZkPaths.name(held.serverNodePath()), UUID.randomUUID());
     long limit = timeout == null ? -1 : Durations.timeoutNanos(timeout);
     long start = System.nanoTime();
     RetryPolicy policy = session.settings().retryPolicy();

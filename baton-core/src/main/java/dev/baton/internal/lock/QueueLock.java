@@ -1,5 +1,7 @@
 package dev.baton.internal.lock;
 
+import dev.baton.BatonInterruptedException;
+import dev.baton.SessionLostException;
 import dev.baton.internal.engine.HeldLock;
 import dev.baton.internal.engine.LockDelay;
 import dev.baton.internal.engine.OwnerData;
@@ -10,8 +12,6 @@ import dev.baton.internal.session.Session;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.BatonInterruptedException;
-import dev.baton.SessionLostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

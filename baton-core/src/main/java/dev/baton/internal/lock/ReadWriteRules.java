@@ -82,7 +82,7 @@ public final class ReadWriteRules {
     if (!isWrite(writeNode)) {
       throw new IllegalArgumentException("not a write node: " + writeNode);
     }
-    return "_c_" + uuid + "-" + READ + LockNodes.sequence(writeNode, WRITE);
+    return LockNodes.protectedMarker(uuid.toString()) + READ + LockNodes.sequence(writeNode, WRITE);
   }
 
   /**

@@ -1,11 +1,11 @@
 package dev.baton.internal.lock;
 
+import dev.baton.BatonException;
 import dev.baton.internal.engine.HeldLock;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
-import dev.baton.BatonException;
 import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
 

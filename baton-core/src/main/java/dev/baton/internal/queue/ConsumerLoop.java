@@ -1,11 +1,11 @@
 package dev.baton.internal.queue;
 
+import dev.baton.BatonInterruptedException;
+import dev.baton.ClientClosedException;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueConsumer;
 import dev.baton.queue.QueueHandler;
 import dev.baton.queue.QueueItem;
-import dev.baton.BatonInterruptedException;
-import dev.baton.ClientClosedException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

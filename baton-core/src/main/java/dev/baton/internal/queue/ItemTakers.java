@@ -1,12 +1,12 @@
 package dev.baton.internal.queue;
 
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.PathWatches;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -23,8 +23,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;

@@ -1,5 +1,10 @@
 package dev.baton.internal.queue;
 
+import dev.baton.BatonInterruptedException;
+import dev.baton.Codec;
+import dev.baton.ConnectionException;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.RetryPolicy;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.NodeSizes;
@@ -10,11 +15,6 @@ import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueConsumer;
 import dev.baton.queue.QueueHandler;
 import dev.baton.queue.QueueItem;
-import dev.baton.BatonInterruptedException;
-import dev.baton.Codec;
-import dev.baton.ConnectionException;
-import dev.baton.OutcomeUnknownException;
-import dev.baton.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

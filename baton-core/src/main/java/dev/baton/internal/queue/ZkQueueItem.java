@@ -1,17 +1,17 @@
 package dev.baton.internal.queue;
 
-import dev.baton.internal.session.Errors;
-import dev.baton.internal.session.Nodes;
-import dev.baton.internal.session.Retrying;
-import dev.baton.internal.session.Session;
-import dev.baton.queue.ClaimLostException;
-import dev.baton.queue.QueueItem;
 import dev.baton.BatonException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.Codec;
 import dev.baton.ConnectionException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Retrying;
+import dev.baton.internal.session.Session;
+import dev.baton.queue.ClaimLostException;
+import dev.baton.queue.QueueItem;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;

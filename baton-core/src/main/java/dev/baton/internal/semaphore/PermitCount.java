@@ -1,8 +1,8 @@
 package dev.baton.internal.semaphore;
 
+import dev.baton.ZkPaths;
 import dev.baton.internal.engine.LockNodes;
 import dev.baton.internal.engine.QueueWaiter;
-import dev.baton.internal.session.Paths;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -66,20 +66,20 @@ final class PermitCount {
       }
     }
     List<String> listing = new ArrayList<>(recorders[newest].lower);
-    listing.add(Paths.name(created[newest].serverNodePath()));
+    listing.add(ZkPaths.name(created[newest].serverNodePath()));
     return decide(listing, names(List.of(created)), permits);
   }
 
   static Set<String> names(Collection<QueueWaiter.Acquisition> created) {
     Set<String> names = new HashSet<>();
     for (QueueWaiter.Acquisition acquisition : created) {
-      names.add(Paths.name(acquisition.serverNodePath()));
+      names.add(ZkPaths.name(acquisition.serverNodePath()));
     }
     return names;
   }
 
   private static String sequence(QueueWaiter.Acquisition acquisition) {
-    return LockNodes.sequence(Paths.name(acquisition.serverNodePath()), PREFIX);
+    return LockNodes.sequence(ZkPaths.name(acquisition.serverNodePath()), PREFIX);
   }
 
   /**

@@ -1,13 +1,13 @@
 package dev.baton.internal.semaphore;
 
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
 import dev.baton.internal.engine.QueueRules;
 import dev.baton.internal.engine.QueueWaiter;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
-import dev.baton.ClientClosedException;
-import dev.baton.ConnectionState;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package dev.baton.internal.semaphore;
 
+import dev.baton.BatonInterruptedException;
 import dev.baton.internal.engine.HeldLock;
 import dev.baton.internal.engine.LockListing;
 import dev.baton.internal.engine.LockNodes;
@@ -13,7 +14,6 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.Semaphore;
-import dev.baton.BatonInterruptedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

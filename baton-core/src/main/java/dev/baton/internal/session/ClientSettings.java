@@ -1,7 +1,7 @@
 package dev.baton.internal.session;
 
-import dev.baton.Baton;
 import dev.baton.AclProvider;
+import dev.baton.Baton;
 import dev.baton.RetryPolicy;
 import java.time.Duration;
 import java.util.ArrayList;

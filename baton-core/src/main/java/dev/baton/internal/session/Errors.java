@@ -3,7 +3,10 @@ package dev.baton.internal.session;
 import dev.baton.Baton;
 import dev.baton.BatonException;
 import dev.baton.ConnectionException;
+import dev.baton.NodeExistsException;
+import dev.baton.NodeMissingException;
 import dev.baton.NotAuthorizedException;
+import dev.baton.VersionConflictException;
 import dev.baton.SessionLostException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -44,9 +47,9 @@ public final class Errors {
         case INVALIDACL -> new BatonException("ZooKeeper refused the ACL for a node at " + path + ": the"
             + " AclProvider gave no ACL, or an ACL with the 'auth' scheme (creatorAllOthersRead) while"
             + " the session has no identity; add Baton.builder().digestAuth(user, password)", keeper);
-        case NONODE -> new BatonException("No node at " + path, keeper);
-        case NODEEXISTS -> new BatonException("A node already exists at " + path, keeper);
-        case BADVERSION -> new BatonException("The node at " + path + " was changed concurrently", keeper);
+        case NONODE -> new NodeMissingException(path, "No node at " + path, keeper);
+        case NODEEXISTS -> new NodeExistsException(path, "A node already exists at " + path, keeper);
+        case BADVERSION -> new VersionConflictException(path, "The node at " + path + " was changed concurrently", keeper);
         case NOCHILDRENFOREPHEMERALS -> new BatonException(
             path + " is below an ephemeral node, which cannot have children", keeper);
         default -> new BatonException("ZooKeeper refused an operation on " + path + ": " + keeper.code(), keeper);

@@ -1,6 +1,7 @@
 package dev.baton.internal.session;
 
 import dev.baton.AclProvider;
+import dev.baton.ZkPaths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -109,7 +110,7 @@ public final class Nodes {
       } else if (code == KeeperException.Code.NOAUTH) {
         // The parent's ACL refuses this identity DELETE: the node stays until its session ends.
         log.warn("Cannot delete {}: the ACL of {} refuses this client's identity DELETE; the node"
-            + " stays until the session ends", serverPath, Paths.parent(serverPath));
+            + " stays until the session ends", serverPath, ZkPaths.parent(serverPath));
       }
     }, null);
   }

@@ -2,6 +2,7 @@ package dev.baton.internal.session;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
+import dev.baton.ConnectStrings;
 import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;

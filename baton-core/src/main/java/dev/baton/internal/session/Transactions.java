@@ -1,12 +1,12 @@
 package dev.baton.internal.session;
 
 import dev.baton.Baton;
-import dev.baton.lock.LeaseLostException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ConnectionException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
 import dev.baton.TransactionFailedException;
+import dev.baton.lock.LeaseLostException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

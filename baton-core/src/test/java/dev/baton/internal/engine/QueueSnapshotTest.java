@@ -1,9 +1,9 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.ReadWriteRules;
-import dev.baton.internal.session.Session;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.internal.lock.ReadWriteRules;
+import dev.baton.internal.session.Session;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

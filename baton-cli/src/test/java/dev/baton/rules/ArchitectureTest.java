@@ -1,0 +1,193 @@
+package dev.baton.rules;
+
+import static com.tngtech.archunit.base.DescribedPredicate.alwaysTrue;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layout rules of Baton, checked on the compiled classes of every library module and the
+ * command line (this module sees them all), and on the benchmark's sources:
+ *
+ * <ul>
+ *   <li>API packages ({@code dev.baton}, {@code dev.baton.lock}, {@code .leader}, {@code
+ *       .barrier}, {@code .queue}, {@code .atomic}, {@code .config}, {@code .discovery}) hold
+ *       interfaces, options and exceptions; implementation lives under {@code dev.baton.internal}.
+ *   <li>Underneath: the session layer ({@code internal.session}), then the ordered-queue engine
+ *       ({@code internal.engine}), then one implementation package per recipe. A recipe depends on
+ *       the engine and the session layer, never on another recipe; the engine never on a recipe;
+ *       the session layer on neither.
+ *   <li>No package cycles. The only edges allowed to close one are those of the entry points, the
+ *       classes a user starts from ({@code Baton}, {@code ConfigCenter.open}, {@code
+ *       ServiceRegistry.open}): they construct implementations, which in turn implement the API.
+ *       That is the price of {@code baton.mutex(path)}; no other class pays it.
+ *   <li>{@code dev.baton.lock} names no ZooKeeper type, so every backend implements it.
+ *   <li>The command line and the benchmark use the public API only.
+ * </ul>
+ */
+class ArchitectureTest {
+  private static final String[] API = {
+      "dev.baton", "dev.baton.lock", "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue",
+      "dev.baton.atomic", "dev.baton.config", "dev.baton.discovery"};
+  private static final List<String> RECIPES = List.of(
+      "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
+  private static final List<String> ENTRY_POINTS = List.of(
+      "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry");
+
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("dev.baton");
+    // Every module must be in: they come from the classpath, as folders or jars.
+    assertThat(classes.stream().map(JavaClass::getPackageName).distinct())
+        .as("packages imported")
+        .contains("dev.baton", "dev.baton.lock", "dev.baton.internal.session", "dev.baton.internal.engine",
+            "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli");
+  }
+
+  private static final DescribedPredicate<JavaClass> ENTRY_POINT = new DescribedPredicate<>("an entry point") {
+    @Override
+    public boolean test(JavaClass c) {
+      String name = c.getName();
+      return ENTRY_POINTS.stream().anyMatch(e -> name.equals(e) || name.startsWith(e + "$"));
+    }
+  };
+
+  @Test
+  void packages_haveNoCycles_butThroughTheEntryPoints() {
+    SliceAssignment byPackage = new SliceAssignment() {
+      @Override
+      public SliceIdentifier getIdentifierOf(JavaClass c) {
+        return c.getPackageName().startsWith("dev.baton")
+            ? SliceIdentifier.of(c.getPackageName()) : SliceIdentifier.ignore();
+      }
+
+      @Override
+      public String getDescription() {
+        return "Baton's packages";
+      }
+    };
+    slices().assignedFrom(byPackage).should().beFreeOfCycles()
+        .ignoreDependency(ENTRY_POINT, alwaysTrue())
+        .check(classes);
+  }
+
+  @Test
+  void apiPackages_doNotReachIntoTheImplementation_butThroughTheEntryPoints() {
+    noClasses().that().resideInAnyPackage(API).and(DescribedPredicate.not(ENTRY_POINT))
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.internal..")
+        .check(classes);
+  }
+
+  @Test
+  void lockApi_namesNoZooKeeperType() {
+    noClasses().that().resideInAPackage("dev.baton.lock")
+        .should().dependOnClassesThat().resideInAPackage("org.apache.zookeeper..")
+        .check(classes);
+  }
+
+  @Test
+  void apiPackages_ofOneCapability_doNotUseAnother() {
+    // The lease (dev.baton.lock) is the shared vocabulary: leadership is a lease too.
+    for (String capability : List.of("leader", "barrier", "queue", "atomic", "config", "discovery")) {
+      String[] others = Stream.of("leader", "barrier", "queue", "atomic", "config", "discovery")
+          .filter(other -> !other.equals(capability)).map(other -> "dev.baton." + other).toArray(String[]::new);
+      noClasses().that().resideInAPackage("dev.baton." + capability)
+          .should().dependOnClassesThat().resideInAnyPackage(others)
+          .check(classes);
+    }
+    noClasses().that().resideInAPackage("dev.baton.lock")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue", "dev.baton.atomic",
+            "dev.baton.config", "dev.baton.discovery")
+        .check(classes);
+  }
+
+  @Test
+  void recipes_dependOnTheEngineAndTheSessionLayer_neverOnAnotherRecipe() {
+    for (String recipe : RECIPES) {
+      String[] others = RECIPES.stream().filter(other -> !other.equals(recipe))
+          .map(other -> "dev.baton.internal." + other).toArray(String[]::new);
+      noClasses().that().resideInAPackage("dev.baton.internal." + recipe)
+          .should().dependOnClassesThat().resideInAnyPackage(others)
+          .check(classes);
+    }
+  }
+
+  @Test
+  void engine_dependsOnNoRecipe_andSessionLayer_onNeitherEngineNorRecipe() {
+    String[] recipes = RECIPES.stream().map(r -> "dev.baton.internal." + r).toArray(String[]::new);
+    noClasses().that().resideInAPackage("dev.baton.internal.engine")
+        .should().dependOnClassesThat().resideInAnyPackage(recipes)
+        .check(classes);
+    noClasses().that().resideInAPackage("dev.baton.internal.session")
+        .should().dependOnClassesThat().resideInAnyPackage(recipes)
+        .orShould().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
+        .check(classes);
+  }
+
+  @Test
+  void configAndDiscoveryModules_standOnTheSessionLayerOnly() {
+    noClasses().that().resideInAnyPackage("dev.baton.internal.config", "dev.baton.internal.discovery")
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
+        .check(classes);
+  }
+
+  @Test
+  void commandLine_usesThePublicApiOnly() {
+    noClasses().that().resideInAPackage("dev.baton.cli..")
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.internal..")
+        .check(classes);
+  }
+
+  @Test
+  void benchmark_importsNoInternalClass() throws IOException {
+    // The benchmark module is built after this one, so its sources are read, not its classes.
+    Path sources = Path.of("..", "baton-bench", "src", "main", "java");
+    assertThat(sources).isDirectory();
+    try (Stream<Path> files = Files.walk(sources)) {
+      List<String> offenders = files.filter(f -> f.toString().endsWith(".java"))
+          .filter(f -> read(f).lines().anyMatch(line -> line.matches("import (static )?dev\\.baton\\.internal\\..*")))
+          .map(Path::toString).toList();
+      assertThat(offenders).as("benchmark sources that import dev.baton.internal").isEmpty();
+    }
+  }
+
+  @Test
+  void onlyTheEntryPoints_andTheImplementation_seeInternalPackages() {
+    // A sanity check of the predicate the cycle rule relies on: it must name real classes.
+    assertThat(ENTRY_POINTS).allSatisfy(name ->
+        assertThat(classes.contain(name)).as(name + " is imported").isTrue());
+    assertThat(resideInAPackage("dev.baton.internal..").test(classes.get("dev.baton.Baton"))).isFalse();
+    assertThat(resideInAnyPackage(API).test(classes.get("dev.baton.internal.session.Session"))).isFalse();
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

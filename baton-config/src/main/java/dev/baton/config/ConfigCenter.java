@@ -1,0 +1,310 @@
+package dev.baton.config;
+
+import dev.baton.AclProvider;
+import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ConnectionException;
+import dev.baton.NotAuthorizedException;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.RetryPolicy;
+import dev.baton.ZkPaths;
+import dev.baton.internal.config.ZkConfigCenter;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.Sessions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
+/**
+ * Small values that change at run time and must be the same on every machine, kept under one
+ * prefix ({@code /config}): reads come from a local copy that a watch keeps current, writes go to
+ * the ensemble and check what they replace. Thread-safe. Made by {@link Baton#config(String)}.
+ *
+ * <pre>{@code
+ * ConfigCenter config = ConfigCenter.open(baton, "/config",
+ *     ConfigOptions.defaults().withSnapshotFile(Path.of("/var/lib/shop/config.json")));
+ * String url = config.get("db/url", "jdbc:h2:mem:test");     // local: no request
+ * int poolSize = config.getInt("db/pool-size", 10);
+ * config.addListener((key, oldValue, newValue) -> reconfigure(key, newValue), executor);
+ * config.set("db/pool-size", "20");                          // seen by every copy within ms
+ * }</pre>
+ *
+ * <h2>Keys and nodes</h2>
+ * A key is a path relative to the prefix, and may be nested: {@code db/url} is the node {@code
+ * /config/db/url} (below the client's namespace, if any). Its value is the node's data, as UTF-8
+ * text. Nodes with no data at all ({@code null}, as ZooKeeper tells it apart from empty data) are
+ * folders, not keys: Baton creates the folders of nested keys ({@code /config/db}) that way, as
+ * container nodes the ensemble removes once their last key is gone, and so does {@code zkCli
+ * create /config/db}. Nodes that other tools create with empty data (Curator's {@code
+ * creatingParentsIfNeeded} does) are keys whose value is {@code ""}. A key may have nested keys
+ * of its own ({@code db} = {@code "primary"} beside {@code db/url}).
+ *
+ * <h2>The local copy</h2>
+ * The config center watches the whole prefix with one persistent recursive watch (ZooKeeper
+ * 3.6+) and loads it once; after that each change costs every other client's copy one read of
+ * the changed node (the writer's own copy learns the value from the write's reply, for free).
+ * Reads ({@link #get}, the typed getters, {@link #entry}, {@link #snapshot}) never send a request
+ * and never block. ZooKeeper does not replay the changes made while a client is disconnected, so
+ * after every reconnection (and on the new session after an expiry) the copy loads the prefix
+ * again, and listeners hear only of keys whose value really differs. While the connection is
+ * down the copy keeps the last values it saw ({@link #isSynced()} tells). A write of this client
+ * is in its own copy when the write returns (read-your-writes): the write's reply, which ZooKeeper
+ * delivers in order with the watch's events, updates the copy before the write returns; other
+ * clients' copies follow within a round trip of the change.
+ *
+ * <h2>Writes</h2>
+ * Each write is one request in the usual case and says what it found: {@link #create} fails if
+ * the key exists, {@link #update} if it does not, {@link #compareAndSet} and {@link
+ * #deleteIfVersion} only write if the node is still at the version the caller read. {@link
+ * #update} and {@link #set} replace whatever value is there, but still write on the version they
+ * saw (retrying on a conflict), so they never write into a folder or a node that was deleted and
+ * created again meanwhile. New keys get their node's ACL, and their folders' (container nodes
+ * with no data), from the client's {@link AclProvider}. With {@link
+ * AclProvider#creatorAllOthersRead()} only the writer's identity can change or delete the key,
+ * and only it can create keys in the folders it made; everyone reads. The first key written under
+ * a prefix that does not exist also creates the prefix, with the same ACL, so that identity is
+ * then the only one that can add keys anywhere under it. As the prefix and the folders are
+ * containers, the ensemble removes them once empty and the next writer makes them again with
+ * its own ACL; for a rule that lasts, create the prefix ahead of time as a persistent node with
+ * the ACL you want (who may create below it decides who may add keys).
+ *
+ * <h2>Connection loss and timeouts</h2>
+ * Reads never block, never fail for lack of a connection, and serve the last values seen. Writes
+ * have no timeout of their own: while the connection is down a write waits, as the client's
+ * {@link RetryPolicy} allows, before it is sent, then fails with {@link ConnectionException}
+ * (nothing was sent). A write whose reply is lost is never sent again blindly: once the
+ * connection is back the key is read, and the write is sent again only if it certainly was not
+ * applied (for {@link #create}: the key is still absent; for the versioned writes: the node is
+ * still at the version written on); {@link #update}, {@link #set} and {@link #delete}, which
+ * replace whatever is there, may simply be applied again. Where that cannot be decided, the
+ * write fails with {@link OutcomeUnknownException}: it was applied at most once. A session
+ * expiry is handled the same way, on the client's new session. A refusal by the node's ACL fails
+ * at once with {@link NotAuthorizedException} naming the key's path.
+ */
+public interface ConfigCenter extends AutoCloseable {
+
+  /**
+   * A config center on {@code prefix}, on the session of {@code baton}: a local copy of the keys
+   * under it that a watch keeps current, for reads without requests, and checked writes. If the
+   * client is connected, returns once the keys are loaded (waiting at most the client's connection
+   * timeout); if not (a client built with {@code connectInBackground()}), returns at once and loads
+   * them when the client connects. Close it when done, to remove its watch; closing the client
+   * closes it too.
+   *
+   * @throws IllegalArgumentException naming the argument if the prefix is invalid or the root
+   * @throws dev.baton.ClientClosedException if {@code baton} was closed
+   */
+  static ConfigCenter open(Baton baton, String prefix) {
+    return open(baton, prefix, ConfigOptions.defaults());
+  }
+
+  /**
+   * A config center on {@code prefix} with {@code options}: with a {@linkplain
+   * ConfigOptions#withSnapshotFile snapshot file} it serves the file's values at once, before
+   * (or without) reaching the ensemble. Otherwise as {@link #open(Baton, String)}.
+   *
+   * @throws ConfigSnapshotException naming the file if it exists but cannot be read or is not a
+   *     snapshot of this prefix
+   */
+  static ConfigCenter open(Baton baton, String prefix, ConfigOptions options) {
+    Session session = Sessions.of(baton);
+    return ZkConfigCenter.open(session, ZkPaths.validateRecipePath(prefix, "config prefix"),
+        java.util.Objects.requireNonNull(options, "options must not be null"));
+  }
+
+  /** The prefix the keys live under, as given. */
+  String prefix();
+
+  // ---- reads: local, never blocking ------------------------------------------------------------
+
+  /**
+   * The value of {@code key} in the local copy; empty if there is no such key. No request: never
+   * blocks, and while the connection is down answers with the last value seen.
+   *
+   * @throws IllegalArgumentException naming the key if it is not a valid relative path
+   */
+  Optional<String> get(String key);
+
+  /**
+   * The value of {@code key} in the local copy, or {@code defaultValue} if there is none. No
+   * request: never blocks, whatever the connection.
+   */
+  String get(String key, String defaultValue);
+
+  /**
+   * The value of {@code key} as an {@code int} (decimal, surrounding spaces allowed), or {@code
+   * defaultValue} if there is no such key. From the local copy: no request, never blocks.
+   *
+   * @throws ConfigValueException naming the key, the value and the type if it is not an {@code int}
+   */
+  int getInt(String key, int defaultValue);
+
+  /**
+   * The value of {@code key} as a {@code long}, or {@code defaultValue} if there is no such key.
+   * From the local copy: no request, never blocks.
+   *
+   * @throws ConfigValueException naming the key, the value and the type if it is not a {@code long}
+   */
+  long getLong(String key, long defaultValue);
+
+  /**
+   * The value of {@code key} as a {@code boolean} ({@code true} or {@code false}, in any case),
+   * or {@code defaultValue} if there is no such key. From the local copy: no request, never blocks.
+   *
+   * @throws ConfigValueException naming the key, the value and the type for anything else
+   */
+  boolean getBoolean(String key, boolean defaultValue);
+
+  /**
+   * The value of {@code key} as a {@link Duration}, or {@code defaultValue} if there is no such
+   * key. Either ISO-8601 ({@code PT5S}, {@code PT0.25S}) or a number and a unit: {@code ns},
+   * {@code us}, {@code ms}, {@code s}, {@code m} or {@code min}, {@code h}, {@code d} ({@code
+   * 5s}, {@code 250ms}, {@code 1.5 h}). From the local copy: no request, never blocks.
+   *
+   * @throws ConfigValueException naming the key, the value and the type if it is neither
+   */
+  Duration getDuration(String key, Duration defaultValue);
+
+  /**
+   * The value of {@code key} with its node's version, from the local copy: no request, never
+   * blocks. After a disconnection the version may be behind; a versioned write then fails
+   * harmlessly.
+   */
+  Optional<ConfigEntry> entry(String key);
+
+  /**
+   * Every key and its value in the local copy, sorted by key; an immutable copy. No request,
+   * never blocks.
+   */
+  Map<String, String> snapshot();
+
+  // ---- writes ----------------------------------------------------------------------------------
+
+  /**
+   * Creates {@code key} with {@code value}, and the folders of a nested key as needed. Waits for
+   * the connection as the retry policy allows; a create whose reply was lost is sent again only
+   * if the key is still absent.
+   *
+   * @return the new entry (version 0)
+   * @throws ConfigKeyExistsException naming the key and its path if it exists (nothing written)
+   * @throws OutcomeUnknownException if the reply was lost and the key now exists: it may be this
+   *     write's or another client's
+   * @throws IllegalArgumentException naming the key if it is invalid, or the size if the value
+   *     does not fit in a node (ZooKeeper's {@code jute.maxbuffer}, 1 MB by default); nothing
+   *     is sent
+   */
+  ConfigEntry create(String key, String value);
+
+  /**
+   * Replaces the value of the existing {@code key}, whatever it is; retried on a version conflict
+   * and on connection loss (a repeat is harmless, though it overwrites a write another client
+   * made in between).
+   *
+   * @return the entry as written
+   * @throws ConfigKeyMissingException naming the key and its path if there is no such key
+   *     (nothing written)
+   * @throws ConnectionException if the retry policy gave up before the update was sent
+   * @throws OutcomeUnknownException if it gave up after a reply was lost, before the key could
+   *     be read again
+   */
+  ConfigEntry update(String key, String value);
+
+  /**
+   * Creates {@code key} or replaces its value, whichever is needed; retried as {@link #update}.
+   *
+   * @return the entry as written
+   * @throws ConfigKeyExistsException if the name is taken by a folder of nested keys
+   * @throws ConnectionException if the retry policy gave up before the write was sent
+   * @throws OutcomeUnknownException if it gave up after a reply was lost, before the key could
+   *     be read again
+   */
+  ConfigEntry set(String key, String value);
+
+  /**
+   * Replaces the value of {@code key} only if its node is still at {@code expectedVersion} (from
+   * {@link #entry}): optimistic concurrency, so two clients cannot both win. Waits for the
+   * connection as the retry policy allows; after a lost reply it is sent again only if the node
+   * is still at {@code expectedVersion}.
+   *
+   * @return whether the value was written; false if the version differs or the key is gone
+   * @throws OutcomeUnknownException if the reply was lost and the node has moved on since, so
+   *     that this write may or may not be among the changes
+   * @throws IllegalArgumentException if {@code expectedVersion} is negative
+   */
+  boolean compareAndSet(String key, int expectedVersion, String value);
+
+  /**
+   * Deletes {@code key}, whatever its value (on the version its copy holds, so never a folder or
+   * a node created again meanwhile); retried on a version conflict and on connection loss.
+   *
+   * @return true if the key is gone thanks to this call (after a lost reply: gone, by this call or
+   *     another); false if there was no such key
+   * @throws BatonException naming the key if it has nested keys (delete those first)
+   */
+  boolean delete(String key);
+
+  /**
+   * Deletes {@code key} only if its node is still at {@code expectedVersion}. Waits for the
+   * connection as the retry policy allows; after a lost reply it is sent again only if the node
+   * is still there at that version.
+   *
+   * @return whether it was deleted; false if the version differs or there is no such key
+   * @throws OutcomeUnknownException if the reply was lost and the key is gone since: this call or
+   *     another may have deleted it
+   * @throws IllegalArgumentException if {@code expectedVersion} is negative
+   */
+  boolean deleteIfVersion(String key, int expectedVersion);
+
+  // ---- listeners and state ---------------------------------------------------------------------
+
+  /**
+   * Calls {@code listener} after each later change of the local copy, on the client's event
+   * executor (never on ZooKeeper's event thread). See {@link ConfigListener}. While the connection
+   * is down nothing changes, so nothing is told; the changes made meanwhile are told, once each,
+   * when the copy loads again after the reconnection (or on the new session after an expiry).
+   */
+  void addListener(ConfigListener listener);
+
+  /**
+   * Calls {@code listener} after each later change of the local copy, on {@code executor}: one
+   * call at a time and in the order of the changes, even on a pool of many threads. An executor
+   * that runs tasks in the calling thread ({@code Runnable::run}) runs the listener on
+   * ZooKeeper's event thread, which must not wait: such a listener must not block, nor write to
+   * the config center (the write would wait for a reply that thread has to deliver).
+   */
+  void addListener(ConfigListener listener, Executor executor);
+
+  /** Stops calling {@code listener}; calls already handed to its executor still run. */
+  void removeListener(ConfigListener listener);
+
+  /**
+   * Whether the local copy follows the ensemble right now: connected, and loaded since the
+   * connection began. Never blocks. False while the connection is down, while the copy loads again after a
+   * reconnection, and while it serves a snapshot file.
+   */
+  boolean isSynced();
+
+  /** Where the values served come from; see {@link ConfigSource}. Never blocks. */
+  ConfigSource source();
+
+  /**
+   * Waits until {@link #isSynced()}, at most {@code timeout}. A write of this client needs no
+   * wait (see "The local copy"); this is for a process that must not start on stale values.
+   *
+   * @return whether the copy is synced
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws BatonInterruptedException if the thread is interrupted
+   */
+  boolean awaitSynced(Duration timeout);
+
+  /**
+   * Stops following the ensemble and removes the watch from the server (on reconnection, if the
+   * connection is down). Reads, writes and listeners are refused afterwards with {@link
+   * IllegalStateException}. Idempotent. Closing the {@link Baton} client stops it too, but then
+   * reads still serve the last values.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,178 @@
+package dev.baton.internal.config;
+
+import dev.baton.ZkPaths;
+import dev.baton.internal.session.Session;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The single requests a config center's writes are made of, and what a write needs to know of
+ * its config center: the session, the prefix, the packet limit, whether it is still open.
+ *
+ * <p>Each reply's fact is applied to the local copy in its callback, on the handle's event
+ * thread, before the caller sees the reply: in order with the watch's events, and in the copy by
+ * the time the write returns.
+ */
+final class ConfigRequests {
+  private final Session session;
+  private final ConfigSync sync;
+  private final String prefix;
+  private final int maxPacket;
+  private final Runnable checkUsable;
+
+  /** {@code checkUsable} throws if the config center or its client is closed. */
+  ConfigRequests(Session session, ConfigSync sync, String prefix, int maxPacket, Runnable checkUsable) {
+    this.session = session;
+    this.sync = sync;
+    this.prefix = prefix;
+    this.maxPacket = maxPacket;
+    this.checkUsable = checkUsable;
+  }
+
+  Session session() {
+    return session;
+  }
+
+  String prefix() {
+    return prefix;
+  }
+
+  int maxPacket() {
+    return maxPacket;
+  }
+
+  /** Throws if the config center or its client is closed. */
+  void checkUsable() {
+    checkUsable.run();
+  }
+
+  /** The key's path as the application sees it (without the client's chroot). */
+  String clientPath(String key) {
+    return ZkPaths.join(prefix, key);
+  }
+
+  /** The key's path on the server. */
+  String serverPath(String key) {
+    return sync.pathOf(key);
+  }
+
+  /** The answer to one request: ZooKeeper's code, and the node's stat where the request gives one. */
+  record Reply(Code code, Stat stat, ConfigTree.Node node) {}
+
+  /** One request on a handle. */
+  @FunctionalInterface
+  interface Request {
+    CompletableFuture<Reply> send(Session.Handle handle);
+  }
+
+  CompletableFuture<Reply> create(Session.Handle handle, String key, byte[] data, List<ACL> acl) {
+    return ownWrite(handle, key, answered -> handle.zk().create(sync.pathOf(key), data, acl, CreateMode.PERSISTENT,
+        (rc, path, ctx, name, stat) -> {
+          if (Code.get(rc) == Code.OK) {
+            sync.nodeSeen(handle, key, data, stat);
+          }
+          answered.accept(rc, stat);
+        }, null));
+  }
+
+  CompletableFuture<Reply> setData(Session.Handle handle, String key, byte[] data, int version) {
+    return ownWrite(handle, key, answered -> handle.zk().setData(sync.pathOf(key), data, version,
+        (rc, path, ctx, stat) -> {
+          Code code = Code.get(rc);
+          if (code == Code.OK) {
+            sync.nodeSeen(handle, key, data, stat);
+          } else if (code == Code.NONODE) {
+            sync.nodeAbsent(handle, key);
+          }
+          answered.accept(rc, stat);
+        }, null));
+  }
+
+  /**
+   * Sends a write of {@code key} with {@link ConfigSync#ownWriteStarted} before it and {@link
+   * ConfigSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
+   * event of the write sends no read. {@code send} sends the request; its callback applies the
+   * reply's fact to the copy, then calls {@code answered} with the reply's code and stat.
+   */
+  private CompletableFuture<Reply> ownWrite(Session.Handle handle, String key,
+      Consumer<BiConsumer<Integer, Stat>> send) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    sync.ownWriteStarted(key);
+    try {
+      send.accept((rc, stat) -> {
+        Code code = Code.get(rc);
+        sync.ownWriteEnded(handle, key, code == Code.OK ? stat : null);
+        reply.complete(new Reply(code, stat, null));
+      });
+    } catch (RuntimeException e) {
+      sync.ownWriteEnded(handle, key, null);
+      throw e;
+    }
+    return reply;
+  }
+
+  CompletableFuture<Reply> delete(Session.Handle handle, String key, int version) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    handle.zk().delete(sync.pathOf(key), version, (rc, path, ctx) -> {
+      Code code = Code.get(rc);
+      if (code == Code.OK || code == Code.NONODE) {
+        sync.nodeAbsent(handle, key);
+      }
+      reply.complete(new Reply(code, null, null));
+    }, null);
+    return reply;
+  }
+
+  CompletableFuture<Reply> getData(Session.Handle handle, String key) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    handle.zk().getData(sync.pathOf(key), false, (rc, path, ctx, data, stat) -> {
+      Code code = Code.get(rc);
+      ConfigTree.Node node = null;
+      if (code == Code.OK) {
+        sync.nodeSeen(handle, key, data, stat);
+        node = ConfigTree.Node.of(data, stat);
+      } else if (code == Code.NONODE) {
+        sync.nodeAbsent(handle, key);
+      }
+      reply.complete(new Reply(code, stat, node));
+    }, null);
+    return reply;
+  }
+
+  /** Creates the missing folders of {@code key}: container nodes without data. */
+  CompletableFuture<Reply> createFolders(Session.Handle handle, String key) {
+    String serverPath = sync.pathOf(key);
+    List<String> ancestors = new ArrayList<>();
+    for (int slash = serverPath.indexOf('/', 1); slash > 0; slash = serverPath.indexOf('/', slash + 1)) {
+      ancestors.add(serverPath.substring(0, slash));
+    }
+    CompletableFuture<Reply> done = new CompletableFuture<>();
+    Code[] firstError = new Code[1];
+    // Pipelined: the session answers in order, so the last reply means all are done.
+    for (int i = 0; i < ancestors.size(); i++) {
+      boolean last = i == ancestors.size() - 1;
+      String folder = ancestors.get(i);
+      handle.zk().create(folder, null, session.settings().aclFor(folder), CreateMode.CONTAINER,
+          (rc, path, ctx, name) -> {
+            Code code = Code.get(rc);
+            if (code != Code.OK && code != Code.NODEEXISTS && firstError[0] == null) {
+              firstError[0] = code;
+            }
+            if (last) {
+              done.complete(new Reply(firstError[0] == null ? Code.OK : firstError[0], null, null));
+            }
+          }, null);
+    }
+    if (ancestors.isEmpty()) {
+      done.complete(new Reply(Code.OK, null, null));
+    }
+    return done;
+  }
+}

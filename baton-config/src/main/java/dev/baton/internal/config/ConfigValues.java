@@ -1,0 +1,124 @@
+package dev.baton.internal.config;
+
+import dev.baton.ZkPaths;
+import dev.baton.config.ConfigValueException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** A config center's rules for keys and values: validation, the size limit, typed parsing. Pure functions. */
+final class ConfigValues {
+
+  private static final Pattern AMOUNT_AND_UNIT =
+      Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h|d)", Pattern.CASE_INSENSITIVE);
+
+  private ConfigValues() {}
+
+  /**
+   * Returns {@code key} if it is a valid relative path below {@code prefix}.
+   *
+   * @throws IllegalArgumentException naming the key and the rule it breaks
+   */
+  static String validateKey(String prefix, String key) {
+    Objects.requireNonNull(key, "config key must not be null");
+    if (key.isEmpty() || key.startsWith("/") || key.endsWith("/")) {
+      throw new IllegalArgumentException("config key '" + key + "' must be a path relative to the prefix "
+          + prefix + ", such as db/url: not empty, no leading or trailing '/'");
+    }
+    ZkPaths.validate(ZkPaths.join(prefix, key), "config key " + key + ": the path");
+    return key;
+  }
+
+  /** The value as stored: UTF-8. */
+  static byte[] encode(String value) {
+    Objects.requireNonNull(value, "value must not be null");
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the key, its path, the size and the limit
+   */
+  static void checkSize(String key, String path, byte[] data, int max, int maxPacket) {
+    if (data.length > max) {
+      throw new IllegalArgumentException("The value for config key '" + key + "' is " + data.length
+          + " bytes (UTF-8), over the " + max + " bytes its node " + path + " can hold (ZooKeeper's"
+          + " jute.maxbuffer of " + maxPacket + " bytes, less the request's overhead); nothing was"
+          + " written. Keep large values elsewhere and store a reference.");
+    }
+  }
+
+  static int parseInt(String key, String value) {
+    try {
+      return Integer.parseInt(value.strip());
+    } catch (NumberFormatException e) {
+      throw malformed(key, value, "int", "a decimal int such as 42", e);
+    }
+  }
+
+  static long parseLong(String key, String value) {
+    try {
+      return Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      throw malformed(key, value, "long", "a decimal long such as 42", e);
+    }
+  }
+
+  static boolean parseBoolean(String key, String value) {
+    String text = value.strip();
+    if (text.equalsIgnoreCase("true")) {
+      return true;
+    }
+    if (text.equalsIgnoreCase("false")) {
+      return false;
+    }
+    throw malformed(key, value, "boolean", "true or false", null);
+  }
+
+  /** ISO-8601 ({@code PT5S}) or an amount and a unit ({@code 5s}, {@code 250ms}, {@code 1.5 h}). */
+  static Duration parseDuration(String key, String value) {
+    String text = value.strip();
+    String example = "an ISO-8601 duration such as PT5S, or an amount and a unit (ns, us, ms, s, m, h, d)"
+        + " such as 5s or 250ms";
+    if (text.startsWith("P") || text.startsWith("p") || text.startsWith("-P") || text.startsWith("-p")) {
+      try {
+        return Duration.parse(text);
+      } catch (DateTimeParseException e) {
+        throw malformed(key, value, "Duration", example, e);
+      }
+    }
+    Matcher matcher = AMOUNT_AND_UNIT.matcher(text);
+    if (!matcher.matches()) {
+      throw malformed(key, value, "Duration", example, null);
+    }
+    BigDecimal amount = new BigDecimal(matcher.group(1));
+    long nanosPerUnit = switch (matcher.group(2).toLowerCase(Locale.ROOT)) {
+      case "ns" -> 1L;
+      case "us", "µs" -> 1_000L;
+      case "ms" -> 1_000_000L;
+      case "s" -> 1_000_000_000L;
+      case "m", "min" -> 60_000_000_000L;
+      case "h" -> 3_600_000_000_000L;
+      default -> 86_400_000_000_000L; // d
+    };
+    try {
+      BigDecimal nanos = amount.multiply(BigDecimal.valueOf(nanosPerUnit));
+      BigDecimal[] secondsAndNanos = nanos.divideAndRemainder(BigDecimal.valueOf(1_000_000_000L));
+      return Duration.ofSeconds(secondsAndNanos[0].longValueExact(), secondsAndNanos[1].longValue());
+    } catch (ArithmeticException e) {
+      throw malformed(key, value, "Duration", "a duration that fits in a java.time.Duration", e);
+    }
+  }
+
+  private static ConfigValueException malformed(String key, String value, String type, String expected,
+      Throwable cause) {
+    String shown = value.length() > 60 ? value.substring(0, 60) + "..." : value;
+    return new ConfigValueException(key, value, type, "config key '" + key + "' holds '" + shown
+        + "', which is not a valid " + type + ": expected " + expected, cause);
+  }
+
+}

@@ -1,0 +1,293 @@
+package dev.baton.internal.config;
+
+import dev.baton.BatonInterruptedException;
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigEntry;
+import dev.baton.config.ConfigListener;
+import dev.baton.config.ConfigOptions;
+import dev.baton.config.ConfigSource;
+import dev.baton.internal.session.Durations;
+import dev.baton.internal.session.NodeSizes;
+import dev.baton.internal.session.Session;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The config center: reads from the {@link ConfigTree} that {@link ConfigSync} keeps; writes
+ * ({@link ConfigWrites}) whose replies update that copy on their way (read-your-writes); the
+ * snapshot file ({@link ConfigSnapshotWriter}); the listeners. See {@link ConfigCenter} for the
+ * contract.
+ */
+public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
+  private static final Logger log = LoggerFactory.getLogger(ZkConfigCenter.class);
+  private final Session session;
+  private final String prefix;
+  private final String serverPrefix;
+  private final Path snapshotFile;
+  private final ConfigTree tree = new ConfigTree();
+  private final ConfigListeners listeners = new ConfigListeners();
+  private final ConfigSync sync;
+  private final ConfigWrites writes;
+  /** Null without a snapshot file. */
+  private final ConfigSnapshotWriter snapshots;
+  private volatile ConfigSource source = ConfigSource.NONE;
+  private volatile boolean closed;
+
+  private ZkConfigCenter(Session session, String prefix, ConfigOptions options) {
+    this.session = session;
+    this.prefix = prefix;
+    this.serverPrefix = session.settings().onServer(prefix);
+    this.snapshotFile = options.snapshotFile();
+    this.sync = new ConfigSync(session, serverPrefix, tree, this);
+    // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
+    int maxPacket = NodeSizes.maxPacket(session.settings());
+    ConfigRequests requests = new ConfigRequests(session, sync, prefix, maxPacket, () -> {
+      checkNotClosed();
+      session.checkOpen();
+    });
+    this.writes = new ConfigWrites(requests, tree);
+    this.snapshots = snapshotFile == null ? null
+        : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
+  }
+
+  /**
+   * Makes a config center on {@code prefix}: reads the snapshot file if there is one, starts
+   * following the ensemble, and if the client is connected waits for the first load (at most the
+   * client's connection timeout, and only while the connection lasts).
+   *
+   * @throws dev.baton.config.ConfigSnapshotException naming the file if it exists but cannot be used
+   */
+  public static ZkConfigCenter open(Session session, String prefix, ConfigOptions options) {
+    Objects.requireNonNull(options, "options must not be null");
+    ZkConfigCenter center = new ZkConfigCenter(session, prefix, options);
+    center.start();
+    return center;
+  }
+
+  private void start() {
+    if (snapshotFile != null) {
+      Map<String, ConfigTree.Node> saved = ConfigSnapshotFile.read(snapshotFile, serverPrefix);
+      if (saved != null) {
+        tree.load(saved);
+        source = ConfigSource.SNAPSHOT;
+      }
+    }
+    sync.start();
+    if (session.state().isConnected()) {
+      long deadline = System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout());
+      try {
+        if (!sync.awaitSynced(deadline, true)) {
+          log.warn("The config under {} is not loaded yet ({}); serving {} until it is", prefix,
+              session.state(), source == ConfigSource.SNAPSHOT ? "the snapshot " + snapshotFile : "no values");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        close();
+        throw new BatonInterruptedException("Interrupted while loading the config under " + prefix, e);
+      }
+    }
+  }
+
+  @Override
+  public String prefix() {
+    return prefix;
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  @Override
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(value(key));
+  }
+
+  @Override
+  public String get(String key, String defaultValue) {
+    return typed(key, defaultValue, (k, value) -> value);
+  }
+
+  @Override
+  public int getInt(String key, int defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseInt);
+  }
+
+  @Override
+  public long getLong(String key, long defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseLong);
+  }
+
+  @Override
+  public boolean getBoolean(String key, boolean defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseBoolean);
+  }
+
+  @Override
+  public Duration getDuration(String key, Duration defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseDuration);
+  }
+
+  /** The value of {@code key} parsed by {@code parse} (which names the key if it is malformed), or the default. */
+  private <T> T typed(String key, T defaultValue, java.util.function.BiFunction<String, String, T> parse) {
+    String value = value(key);
+    return value == null ? defaultValue : parse.apply(key, value);
+  }
+
+  @Override
+  public Optional<ConfigEntry> entry(String key) {
+    ConfigTree.Node node = node(key);
+    return node == null || !node.isKey() ? Optional.empty()
+        : Optional.of(new ConfigEntry(key, node.value(), node.version()));
+  }
+
+  @Override
+  public Map<String, String> snapshot() {
+    checkNotClosed();
+    return Collections.unmodifiableMap(tree.values());
+  }
+
+  private String value(String key) {
+    ConfigTree.Node node = node(key);
+    return node == null ? null : node.value();
+  }
+
+  /**
+   * The key's node, or null. Every key in the tree came from a valid node path, so only a key
+   * that is not there needs checking: a read of a present key stays one map lookup (checking
+   * first built the key's full path on every read, and took four times as long).
+   */
+  private ConfigTree.Node node(String key) {
+    checkNotClosed();
+    Objects.requireNonNull(key, "config key must not be null");
+    ConfigTree.Node node = tree.node(key);
+    if (node == null) {
+      ConfigValues.validateKey(prefix, key);
+    }
+    return node;
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  @Override
+  public ConfigEntry create(String key, String value) {
+    return writes.create(key, value);
+  }
+
+  @Override
+  public ConfigEntry update(String key, String value) {
+    return writes.update(key, value);
+  }
+
+  @Override
+  public ConfigEntry set(String key, String value) {
+    return writes.set(key, value);
+  }
+
+  @Override
+  public boolean compareAndSet(String key, int expectedVersion, String value) {
+    return writes.compareAndSet(key, expectedVersion, value);
+  }
+
+  @Override
+  public boolean delete(String key) {
+    return writes.delete(key);
+  }
+
+  @Override
+  public boolean deleteIfVersion(String key, int expectedVersion) {
+    return writes.deleteIfVersion(key, expectedVersion);
+  }
+
+  // ---- the local copy's changes (called under the sync's lock, in order) -------------------
+
+  @Override
+  public void changed(List<ConfigTree.Change> changes) {
+    listeners.deliver(changes);
+    if (snapshots != null && sync.isSynced()) {
+      snapshots.queue();
+    }
+  }
+
+  @Override
+  public void synced() {
+    source = ConfigSource.ENSEMBLE;
+    if (snapshots != null) {
+      snapshots.queue();
+    }
+  }
+
+  // ---- listeners and state ------------------------------------------------------------------
+
+  @Override
+  public void addListener(ConfigListener listener) {
+    addListener(listener, session.eventExecutor());
+  }
+
+  @Override
+  public void addListener(ConfigListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener must not be null");
+    Objects.requireNonNull(executor, "executor must not be null");
+    checkNotClosed();
+    listeners.add(listener, executor);
+  }
+
+  @Override
+  public void removeListener(ConfigListener listener) {
+    listeners.remove(listener);
+  }
+
+  @Override
+  public boolean isSynced() {
+    return !closed && sync.isSynced();
+  }
+
+  @Override
+  public ConfigSource source() {
+    return source;
+  }
+
+  @Override
+  public boolean awaitSynced(Duration timeout) {
+    Durations.checkedTimeout(timeout);
+    checkNotClosed();
+    long nanos = Durations.timeoutNanos(timeout);
+    long deadline = System.nanoTime() + (nanos < 0 ? Long.MAX_VALUE / 2 : nanos);
+    try {
+      return sync.awaitSynced(deadline, false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while waiting for the config under " + prefix, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    if (snapshots != null) {
+      snapshots.close();
+    }
+    closed = true;
+    listeners.clear();
+    sync.close();
+  }
+
+  private void checkNotClosed() {
+    if (closed) {
+      throw new IllegalStateException("The config center on " + prefix + " is closed; make a new one with"
+          + " ConfigCenter.open(baton, prefix)");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ConfigCenter[" + prefix + ", " + source + (isSynced() ? ", synced" : "") + "]";
+  }
+}

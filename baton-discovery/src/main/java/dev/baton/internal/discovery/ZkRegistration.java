@@ -1,0 +1,503 @@
+package dev.baton.internal.discovery;
+
+import dev.baton.BatonInterruptedException;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionException;
+import dev.baton.ConnectionState;
+import dev.baton.ZkPaths;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.NodeSizes;
+import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Session;
+import dev.baton.internal.session.SessionObserver;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A registration's node, kept in line with what the user asked for: one small state machine that
+ * sends one request at a time and, after each reply, decides the next from three facts: which
+ * session holds the node ({@code owner}, null if none is known to), which generation of the data
+ * the node holds, and whether the user closed it. The blocking methods set what is wanted and
+ * wait for the machine to get there.
+ *
+ * <p>A create that finds the node there reads it: if its ephemeral owner is this client's current
+ * session, it is this registration's own node whose create reply was lost, and it is used as is;
+ * otherwise it belongs to another session (or is persistent) and is replaced, with a delete
+ * conditional on the version just read, as Curator's {@code ServiceDiscovery} replaces it.
+ *
+ * <p>All state is guarded by {@code this}; replies arrive on ZooKeeper's event thread, retries on
+ * the session's timer. Requests are asynchronous, so nothing blocks under the monitor.
+ */
+final class ZkRegistration implements Registration, SessionObserver {
+  private static final Logger log = LoggerFactory.getLogger(ZkRegistration.class);
+  /** The nodes registered by open registrations, per client: one registration per node. */
+  private static final Set<Key> ACTIVE = ConcurrentHashMap.newKeySet();
+  private static final long CLOSE = -1;
+
+  private record Key(Session session, String serverPath) {}
+
+  private record Waiter(long generation, CompletableFuture<Void> done) {}
+
+  private final Session session;
+  private final String path;
+  private final String serverPath;
+  private final Key key;
+  private final Consumer<ZkRegistration> onFinished;
+
+  // Guarded by this.
+  private ServiceInstance instance;
+  private byte[] data;
+  private long wanted = 1;
+  private long written;
+  private Session.Handle owner;
+  private boolean verify;
+  private boolean closing;
+  private boolean finished;
+  private boolean busy;
+  private int failures;
+  private final List<Waiter> waiters = new ArrayList<>();
+
+  private ZkRegistration(Session session, String path, ServiceInstance instance, byte[] data,
+      Consumer<ZkRegistration> onFinished) {
+    this.session = session;
+    this.path = path;
+    this.serverPath = session.settings().onServer(path);
+    this.key = new Key(session, serverPath);
+    this.instance = instance;
+    this.data = data;
+    this.onFinished = onFinished;
+  }
+
+  /**
+   * Registers {@code instance} at {@code path} and waits until its node exists; on failure nothing
+   * stays registered. {@code onFinished} runs once the registration is over.
+   */
+  static ZkRegistration register(Session session, String path, ServiceInstance instance,
+      Consumer<ZkRegistration> onFinished) {
+    session.checkOpen();
+    byte[] data = InstanceJson.encode(instance);
+    String serverPath = session.settings().onServer(path);
+    InstanceJson.checkSize(data, serverPath, path, session.settings().aclFor(serverPath),
+        NodeSizes.maxPacket(session.settings()));
+    ZkRegistration registration = new ZkRegistration(session, path, instance, data, onFinished);
+    if (!ACTIVE.add(registration.key)) {
+      throw new IllegalStateException("This client already registered " + path + " and has not closed"
+          + " that registration (or its close is still deleting the node); update it instead of"
+          + " registering the instance again");
+    }
+    CompletableFuture<Void> registered;
+    synchronized (registration) {
+      registered = registration.waitFor(1);
+    }
+    session.addObserver(registration);
+    registration.kick();
+    if (session.isClosed()) {
+      registration.sessionClosed();
+    }
+    try {
+      registration.await(registered, "registering", "; it is not registered");
+      return registration;
+    } catch (RuntimeException e) {
+      registration.abandon();
+      throw e;
+    }
+  }
+
+  @Override
+  public synchronized ServiceInstance instance() {
+    return instance;
+  }
+
+  @Override
+  public String path() {
+    return path;
+  }
+
+  @Override
+  public synchronized boolean isRegistered() {
+    Session.Handle current = session.handle();
+    return !closing && owner == current && !current.isExpired() && session.state().isConnected();
+  }
+
+  @Override
+  public void update(ServiceInstance newInstance) {
+    Objects.requireNonNull(newInstance, "instance must not be null");
+    CompletableFuture<Void> written;
+    synchronized (this) {
+      if (!newInstance.name().equals(instance.name()) || !newInstance.id().equals(instance.id())) {
+        throw new IllegalArgumentException("An update must keep the service name and id of " + path
+            + " (" + instance.name() + "/" + instance.id() + "), was " + newInstance.name() + "/"
+            + newInstance.id() + "; register a new instance instead");
+      }
+      if (closing) {
+        throw new IllegalStateException("The registration of " + path + " is closed");
+      }
+      byte[] bytes = InstanceJson.encode(newInstance);
+      InstanceJson.checkSize(bytes, serverPath, path, session.settings().aclFor(serverPath),
+          NodeSizes.maxPacket(session.settings()));
+      instance = newInstance;
+      data = bytes;
+      written = waitFor(++wanted);
+    }
+    kick();
+    await(written, "updating", "; the new data is written in the background");
+  }
+
+  @Override
+  public void close() {
+    CompletableFuture<Void> gone;
+    synchronized (this) {
+      closing = true;
+      if (finished) {
+        return;
+      }
+      gone = waitFor(CLOSE);
+      if (owner != null && owner.isExpired() || session.state() == ConnectionState.LOST) {
+        // The node goes with a session that is lost: nothing to wait for. Should a presumed loss
+        // end with the same session back, the machine deletes the node then.
+        gone.complete(null);
+      }
+    }
+    kick();
+    await(gone, "unregistering", "; the node is deleted in the background");
+  }
+
+  /** After a failed register: stop, and delete whatever was made, in the background. */
+  private void abandon() {
+    synchronized (this) {
+      closing = true;
+    }
+    kick();
+  }
+
+  private CompletableFuture<Void> waitFor(long generation) {
+    Waiter waiter = new Waiter(generation, new CompletableFuture<>());
+    waiters.add(waiter);
+    return waiter.done;
+  }
+
+  private void await(CompletableFuture<Void> future, String doing, String meanwhile) {
+    try {
+      future.get();
+    } catch (ExecutionException e) {
+      throw Errors.translate(e.getCause(), path);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while " + doing + " " + path + meanwhile, e);
+    }
+  }
+
+  // ---- the machine ----------------------------------------------------------------------------
+
+  private void kick() {
+    synchronized (this) {
+      step();
+    }
+  }
+
+  /** Sends the next request, if one is needed and none is on its way; under the monitor. */
+  private void step() {
+    if (busy || finished) {
+      return;
+    }
+    Session.Handle on = session.handle();
+    if (session.isClosed()) {
+      return;
+    }
+    if (closing) {
+      if (owner != null && owner == on && !on.isExpired()) {
+        send(on, () -> on.zk().delete(serverPath, -1, (rc, p, ctx) -> deleted(on, Code.get(rc)), null));
+      } else {
+        finish();
+      }
+      return;
+    }
+    if (owner != on || on.isExpired()) {
+      long generation = wanted;
+      byte[] bytes = data;
+      send(on, () -> on.zk().create(serverPath, bytes, session.settings().aclFor(serverPath), CreateMode.EPHEMERAL,
+          (rc, p, ctx, name) -> created(on, generation, bytes, Code.get(rc)), null));
+    } else if (written < wanted) {
+      long generation = wanted;
+      send(on, () -> on.zk().setData(serverPath, data, -1,
+          (rc, p, ctx, stat) -> dataSet(on, generation, Code.get(rc)), null));
+    } else if (verify) {
+      send(on, () -> on.zk().exists(serverPath, false, (rc, p, ctx, stat) -> verified(on, Code.get(rc), stat), null));
+    } else {
+      settle();
+    }
+  }
+
+  private void send(Session.Handle on, Runnable request) {
+    busy = true;
+    try {
+      request.run();
+    } catch (RuntimeException e) {
+      // A handle closed under us (expiry, or the client closing): try again after a pause.
+      log.debug("Request for {} not sent on {}", path, on, e);
+      retryLater();
+    }
+  }
+
+  private synchronized void created(Session.Handle on, long generation, byte[] bytes, Code code) {
+    busy = false;
+    switch (code) {
+      case OK -> {
+        owner = on;
+        written = generation;
+        verify = false;
+        failures = 0;
+        step();
+      }
+      case NODEEXISTS -> send(on, () -> on.zk().getData(serverPath, false,
+          (rc, p, ctx, existing, stat) -> found(on, generation, bytes, Code.get(rc), existing, stat), null));
+      case NONODE -> createParents(on);
+      default -> failed(code, serverPath);
+    }
+  }
+
+  /** The node was there when we created it: ours (a lost reply), or another session's to replace. */
+  private synchronized void found(Session.Handle on, long generation, byte[] bytes, Code code, byte[] existing, Stat stat) {
+    busy = false;
+    if (code == Code.NONODE) {
+      step(); // gone meanwhile: create again
+      return;
+    }
+    if (code != Code.OK) {
+      failed(code, serverPath);
+      return;
+    }
+    if (stat.getEphemeralOwner() == on.zk().getSessionId()) {
+      owner = on;
+      verify = false;
+      failures = 0;
+      if (Arrays.equals(existing, bytes)) {
+        written = generation;
+      }
+      step();
+      return;
+    }
+    log.warn("Replacing the node {} of session 0x{}: this client registers the same service and id",
+        serverPath, Long.toHexString(stat.getEphemeralOwner()));
+    send(on, () -> on.zk().delete(serverPath, stat.getVersion(), (rc, p, ctx) -> replaced(Code.get(rc)), null));
+  }
+
+  private synchronized void replaced(Code code) {
+    busy = false;
+    if (code == Code.OK || code == Code.NONODE || code == Code.BADVERSION) {
+      step(); // create again, or look again if it changed meanwhile
+    } else {
+      failed(code, serverPath);
+    }
+  }
+
+  private void createParents(Session.Handle on) {
+    busy = true;
+    Nodes.createParents(session, serverPath).whenComplete((ok, error) -> {
+      synchronized (this) {
+        busy = false;
+        Throwable cause = error instanceof CompletionException && error.getCause() != null
+            ? error.getCause() : error;
+        if (cause == null) {
+          step();
+        } else if (cause instanceof KeeperException keeper) {
+          failed(keeper.code(), keeper.getPath() == null ? ZkPaths.parent(serverPath) : keeper.getPath());
+        } else {
+          failed(Code.SYSTEMERROR, ZkPaths.parent(serverPath));
+        }
+      }
+    });
+  }
+
+  private synchronized void dataSet(Session.Handle on, long generation, Code code) {
+    busy = false;
+    switch (code) {
+      case OK -> {
+        written = Math.max(written, generation);
+        failures = 0;
+        step();
+      }
+      case NONODE -> {
+        owner = null; // deleted by someone: create it again, with the new data
+        step();
+      }
+      default -> failed(code, serverPath);
+    }
+  }
+
+  private synchronized void verified(Session.Handle on, Code code, Stat stat) {
+    busy = false;
+    switch (code) {
+      case OK, NONODE -> {
+        verify = false;
+        failures = 0;
+        if (stat == null || stat.getEphemeralOwner() != on.zk().getSessionId()) {
+          owner = null;
+          if (stat == null) {
+            log.info("The node {} was deleted while this client was disconnected; creating it again", serverPath);
+          }
+        }
+        step();
+      }
+      default -> failed(code, serverPath);
+    }
+  }
+
+  private synchronized void deleted(Session.Handle on, Code code) {
+    busy = false;
+    switch (code) {
+      case OK, NONODE -> {
+        owner = null;
+        step();
+      }
+      case NOAUTH -> {
+        failed(code, ZkPaths.parent(serverPath));
+        finish(); // the node stays until the session ends; nothing else can be done
+      }
+      default -> failed(code, serverPath);
+    }
+  }
+
+  /** A request failed: retry what can be retried, fail the waiters with the rest. */
+  private void failed(Code code, String failedServerPath) {
+    switch (code) {
+      case CONNECTIONLOSS, OPERATIONTIMEOUT, SESSIONEXPIRED, SESSIONMOVED -> {
+        failures++;
+        if (failures > session.settings().retryPolicy().maxRetries()) {
+          failWaiters(new ConnectionException("Connection to ZooKeeper at " + session.settings().connectString()
+              + " lost while keeping " + path + " registered; the retry policy gave up waiting. The"
+              + " client goes on in the background"));
+        }
+        retryLater();
+      }
+      default -> {
+        RuntimeException error = Errors.translate(KeeperException.create(code, failedServerPath),
+            session.settings().onClient(failedServerPath));
+        if (waiters.isEmpty()) {
+          log.error(closing ? "Cannot delete {}; it goes with the session" : "Cannot keep {} registered;"
+              + " trying again on the next reconnection", path, error);
+        }
+        failWaiters(error);
+      }
+    }
+  }
+
+  private void retryLater() {
+    busy = true;
+    long delay = session.settings().retryPolicy().delayBefore(Math.min(Math.max(failures, 1), 10)).toNanos();
+    session.schedule(() -> {
+      synchronized (this) {
+        busy = false;
+        step();
+      }
+    }, Math.max(delay, TimeUnit.MILLISECONDS.toNanos(1)));
+  }
+
+  /** Nothing to send: complete the waiters whose wish is now true. */
+  private void settle() {
+    waiters.removeIf(waiter -> {
+      if (waiter.generation != CLOSE && waiter.generation <= written) {
+        waiter.done.complete(null);
+        return true;
+      }
+      return false;
+    });
+  }
+
+  private void completeCloseWaiters() {
+    waiters.removeIf(waiter -> {
+      if (waiter.generation == CLOSE) {
+        waiter.done.complete(null);
+        return true;
+      }
+      return false;
+    });
+  }
+
+  private void failWaiters(RuntimeException error) {
+    waiters.removeIf(waiter -> {
+      if (waiter.generation == CLOSE && error instanceof ConnectionException && session.state() == ConnectionState.LOST) {
+        waiter.done.complete(null); // the node goes with the lost session
+      } else {
+        waiter.done.completeExceptionally(error);
+      }
+      return true;
+    });
+  }
+
+  private void finish() {
+    finished = true;
+    owner = null;
+    ACTIVE.remove(key);
+    for (Waiter waiter : waiters) {
+      if (waiter.generation == CLOSE) {
+        waiter.done.complete(null);
+      } else {
+        waiter.done.completeExceptionally(new IllegalStateException("The registration of " + path + " was closed"));
+      }
+    }
+    waiters.clear();
+    session.removeObserver(this);
+    onFinished.accept(this);
+  }
+
+  // ---- session ------------------------------------------------------------------------------
+
+  @Override
+  public void connectionStateChanged(ConnectionState state, Session.Handle affected) {
+    synchronized (this) {
+      if (state == ConnectionState.LOST) {
+        completeCloseWaiters(); // the node goes (or went) with the session
+      }
+      if (state == ConnectionState.LOST && affected.isExpired()) {
+        if (owner == affected) {
+          owner = null; // the node went with the session
+        }
+        step();
+      } else if (state == ConnectionState.RECONNECTED) {
+        verify = owner != null;
+        failures = 0;
+        step();
+      }
+    }
+  }
+
+  @Override
+  public void sessionClosed() {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      closing = true;
+      completeCloseWaiters(); // the node goes with the session
+      failWaiters(new ClientClosedException(session.settings().connectString()));
+      finished = true;
+      owner = null;
+      ACTIVE.remove(key);
+    }
+    session.removeObserver(this);
+    onFinished.accept(this);
+  }
+
+  @Override
+  public String toString() {
+    return "Registration[" + path + "]";
+  }
+}

@@ -1,0 +1,248 @@
+package dev.baton.internal.discovery;
+
+import dev.baton.BatonInterruptedException;
+import dev.baton.ZkPaths;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
+import dev.baton.discovery.ServiceView;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.Retrying;
+import dev.baton.internal.session.Session;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service registry: registrations ({@link ZkRegistration}), views of services (a {@link
+ * ServiceCache} each, shared by the client's views of the same service) and the cache of service
+ * names ({@link ServiceNamesCache}). See {@link ServiceRegistry} for the contract.
+ */
+public final class ZkServiceRegistry implements ServiceRegistry {
+  private static final Logger log = LoggerFactory.getLogger(ZkServiceRegistry.class);
+
+  private final Session session;
+  private final String basePath;
+  private final Set<ZkRegistration> registrations = ConcurrentHashMap.newKeySet();
+  private final Set<ZkServiceView> views = ConcurrentHashMap.newKeySet();
+  private final Map<Consumer<Set<String>>, Executor> namesListeners = new ConcurrentHashMap<>();
+  private final Consumer<Set<String>> namesSubscriber = this::namesChanged;
+
+  // Guarded by this.
+  private ServiceNamesCache names;
+  private boolean closed;
+
+  /** {@code basePath} must be validated already. */
+  public ZkServiceRegistry(Session session, String basePath) {
+    this.session = session;
+    this.basePath = basePath;
+  }
+
+  @Override
+  public String basePath() {
+    return basePath;
+  }
+
+  @Override
+  public Registration register(ServiceInstance instance) {
+    Objects.requireNonNull(instance, "instance must not be null");
+    checkOpen();
+    String path = servicePath(instance.name()) + "/" + instance.id();
+    ZkRegistration registration = ZkRegistration.register(session, path, instance, registrations::remove);
+    registrations.add(registration);
+    boolean closedMeanwhile;
+    synchronized (this) {
+      closedMeanwhile = closed;
+    }
+    if (closedMeanwhile) {
+      registration.close();
+      throw new IllegalStateException("The service registry at " + basePath + " was closed while registering "
+          + path + "; it is not registered");
+    }
+    return registration;
+  }
+
+  @Override
+  public ServiceView watch(String service) {
+    String path = servicePath(ZkPaths.validateName(service, "service name"));
+    checkOpen();
+    ServiceCache cache = ServiceCache.acquire(session, session.settings().onServer(path), service);
+    ZkServiceView[] self = new ZkServiceView[1];
+    ZkServiceView view = new ZkServiceView(session, service, cache, () -> views.remove(self[0]));
+    self[0] = view;
+    views.add(view);
+    try {
+      cache.loaded().get();
+    } catch (ExecutionException e) {
+      view.close();
+      throw Errors.translate(e.getCause(), path);
+    } catch (InterruptedException e) {
+      view.close();
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while loading the instances of " + path, e);
+    } catch (java.util.concurrent.CancellationException e) {
+      view.close();
+      checkOpen();
+      throw new IllegalStateException("The view of " + path + " was closed while loading", e);
+    }
+    synchronized (this) {
+      if (closed) {
+        view.close();
+        throw new IllegalStateException("The service registry at " + basePath + " is closed");
+      }
+    }
+    return view;
+  }
+
+  @Override
+  public List<ServiceInstance> instances(String service) {
+    String path = servicePath(ZkPaths.validateName(service, "service name"));
+    checkOpen();
+    String serverPath = session.settings().onServer(path);
+    return Retrying.call(session, path, zk -> {
+      List<String> children;
+      try {
+        children = zk.getChildren(serverPath, false);
+      } catch (KeeperException.NoNodeException e) {
+        return List.of();
+      }
+      // Every read sent before waiting for any: one round trip for all of them.
+      int count = children.size();
+      Code[] codes = new Code[count];
+      byte[][] data = new byte[count][];
+      CountDownLatch replies = new CountDownLatch(count);
+      for (int i = 0; i < count; i++) {
+        int index = i;
+        zk.getData(serverPath + "/" + children.get(i), false, (rc, p, ctx, bytes, stat) -> {
+          codes[index] = Code.get(rc);
+          data[index] = bytes;
+          replies.countDown();
+        }, null);
+      }
+      replies.await();
+      List<ServiceInstance> instances = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        String node = children.get(i);
+        switch (codes[i]) {
+          case OK -> {
+            try {
+              instances.add(InstanceJson.decode(data[i] == null ? new byte[0] : data[i], service, node));
+            } catch (IllegalArgumentException e) {
+              log.warn("Skipping {}: its data is not a service instance ({})", path + "/" + node, e.getMessage());
+            }
+          }
+          case NONODE -> { } // left between the listing and the read
+          default -> throw KeeperException.create(codes[i], serverPath + "/" + node);
+        }
+      }
+      instances.sort(Comparator.comparing(ServiceInstance::id));
+      return List.copyOf(instances);
+    });
+  }
+
+  @Override
+  public Set<String> services() {
+    ServiceNamesCache cache = names();
+    try {
+      cache.loaded().get();
+    } catch (ExecutionException e) {
+      throw Errors.translate(e.getCause(), basePath);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while listing the services of " + basePath, e);
+    } catch (java.util.concurrent.CancellationException e) {
+      checkOpen();
+      throw new IllegalStateException("The service registry at " + basePath + " was closed", e);
+    }
+    return cache.names();
+  }
+
+  @Override
+  public void addServicesListener(Consumer<Set<String>> listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener must not be null");
+    Objects.requireNonNull(executor, "executor must not be null");
+    names();
+    namesListeners.put(listener, executor);
+  }
+
+  @Override
+  public void removeServicesListener(Consumer<Set<String>> listener) {
+    namesListeners.remove(listener);
+  }
+
+  private synchronized ServiceNamesCache names() {
+    checkOpen();
+    if (names == null) {
+      names = ServiceNamesCache.acquire(session, session.settings().onServer(basePath));
+      names.subscribe(namesSubscriber);
+    }
+    return names;
+  }
+
+  private void namesChanged(Set<String> current) {
+    namesListeners.forEach((listener, executor) -> Session.executeQuietly(executor, () -> listener.accept(current)));
+  }
+
+  @Override
+  public void close() {
+    ServiceNamesCache namesCache;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      namesCache = names;
+      names = null;
+    }
+    if (namesCache != null) {
+      namesCache.unsubscribe(namesSubscriber);
+      namesCache.release();
+    }
+    for (ZkServiceView view : List.copyOf(views)) {
+      view.close();
+    }
+    RuntimeException first = null;
+    for (ZkRegistration registration : List.copyOf(registrations)) {
+      try {
+        registration.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private String servicePath(String service) {
+    return ZkPaths.join(basePath, service);
+  }
+
+  private synchronized void checkOpen() {
+    session.checkOpen();
+    if (closed) {
+      throw new IllegalStateException("The service registry at " + basePath + " is closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ServiceRegistry[" + basePath + "]";
+  }
+}
