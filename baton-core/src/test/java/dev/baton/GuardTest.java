@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Guarded writes ({@link Lease#guards()}) for the leases that stand on several nodes, or on a
+ * Guarded writes ({@link Baton#guards(Lease)}) for the leases that stand on several nodes, or on a
  * node of their own outside the mutex family: semaphore leases of one and of three permits, and
  * multi-lock leases. The write lands while every node exists; once one is gone (released, session
  * expired) the transaction fails with {@link LeaseLostException} and writes nothing.

@@ -1,29 +1,22 @@
 package dev.baton.config;
 
-import dev.baton.BatonException;
+import dev.baton.NodeExistsException;
 
 /**
  * {@link ConfigCenter#create} found the key already there (or its name taken by the folder of
  * nested keys). Nothing was written.
  */
-public class ConfigKeyExistsException extends BatonException {
+public class ConfigKeyExistsException extends NodeExistsException {
   private static final long serialVersionUID = 1L;
   private final String key;
-  private final String path;
 
   public ConfigKeyExistsException(String key, String path, String message) {
-    super(message);
+    super(path, message, null);
     this.key = key;
-    this.path = path;
   }
 
   /** The key, relative to the config center's prefix. */
   public String key() {
     return key;
-  }
-
-  /** The key's node, as the client sees it (its namespace left out). */
-  public String path() {
-    return path;
   }
 }

@@ -33,7 +33,7 @@ import java.util.concurrent.Executor;
  *
  * <p>Leadership is a {@link Lease} ({@link #leadership()}): its fencing token is derived from the
  * zxid that created the latch's node, so a new leader always has a larger token than the one
- * before it and a resource that checks tokens ({@link FencedResource}, or {@link Lease#guard()}
+ * before it and a resource that checks tokens ({@link FencedResource}, or {@code Baton.guard(lease)}
  * for data in ZooKeeper) refuses the writes of a deposed leader.
  *
  * <p>Connection loss: while the connection is suspended the latch is not leader ({@link

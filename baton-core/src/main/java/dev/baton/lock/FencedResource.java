@@ -45,7 +45,7 @@ import java.util.function.Function;
  * stale holder's write that lands before the new holder's first write is still accepted, and a
  * value the new holder computed from a read made before that is then out of date.
  *
- * <p>For data kept in ZooKeeper itself, {@link Lease#guard()} makes the same guarantee without a
+ * <p>For data kept in ZooKeeper itself, {@code Baton.guard(lease)} makes the same guarantee without a
  * token: the write is applied only while the lease's node exists.
  *
  * <p>Thread-safe. The check and the action run under one lock of this object, so actions never

@@ -7,10 +7,12 @@ import java.util.concurrent.Executor;
  * Proof of holding a lock (or permits). Close it to release; closing is idempotent and may be
  * done from any thread.
  *
- * <p>A lease is bound to the ZooKeeper session that acquired it. When the connection is
- * suspended it turns {@link LeaseState#SUSPECT}; when the session expires, or the client has not
- * heard from the ensemble for longer than the session timeout, it turns {@link LeaseState#LOST}
- * and never comes back. Both are reported to listeners before another client can take the lock.
+ * <p>A lease is bound to what its backend keeps alive for it: on ZooKeeper, the session that
+ * acquired it. When the connection is suspended it turns {@link LeaseState#SUSPECT}; when the
+ * session expires, or the client has not heard from the ensemble for longer than the session
+ * timeout, it turns {@link LeaseState#LOST} and never comes back. Both are reported to listeners
+ * before another client can take the lock. This interface names no backend's types: code written
+ * against it runs on any of them.
  */
 public interface Lease extends AutoCloseable {
 

@@ -3,7 +3,7 @@ package dev.baton.lock;
 import dev.baton.BatonException;
 
 /**
- * A write guarded by a lease ({@link Lease#guard()}) was refused by the ensemble because the
+ * A write guarded by a lease ({@code Baton.guard(lease)} on ZooKeeper) was refused by the ensemble because the
  * lease's lock node no longer exists: its session expired or the lease was released, so another
  * client may hold the lock now. Nothing of the transaction was applied.
  */

@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * second.
  */
 abstract class Candidacy {
+  /** The term while it leads; read without the lock by {@link #hasLeadership()}. */
+  private volatile Term leadingTerm;
   private static final Logger log = LoggerFactory.getLogger(Candidacy.class);
 
   /** ZooKeeper refuses a node's data past about 1 MiB (jute.maxbuffer); stay well below. */
@@ -226,9 +228,20 @@ abstract class Candidacy {
     }
   }
 
-  /** Called under the lock whenever leadership is gained or lost. */
-  void leadershipChanged() {
+  /**
+   * Called under the lock whenever leadership is gained or lost (or a term ends): records the
+   * leading term for {@link #hasLeadership()}, and wakes those waiting for a change.
+   */
+  final void leadershipChanged() {
+    Term term = current;
+    leadingTerm = term != null && term.leading ? term : null;
     notifyAll();
+  }
+
+  /** Whether this participant leads now: a leading term whose lease is held (not suspect). */
+  public final boolean hasLeadership() {
+    Term term = leadingTerm;
+    return term != null && term.lease.state() == LeaseState.HELD;
   }
 
   /** Ends {@code term} if current; under the lock. */

@@ -21,9 +21,6 @@ import java.util.concurrent.TimeUnit;
 public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
   static final QueueWaiter.QueueLayout LAYOUT = QueueWaiter.QueueLayout.of("latch-");
 
-  /** The lease while it leads (held, not suspect); read without the lock. */
-  private volatile Lease leading;
-
   public ZkLeaderLatch(Session session, String path, String participantId) {
     super(session, path, checkParticipantId(participantId), LAYOUT, "LeaderLatch");
   }
@@ -47,19 +44,6 @@ public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
       }
     }
     return null;
-  }
-
-  @Override
-  void leadershipChanged() {
-    Term term = current;
-    leading = term != null && term.leading ? term.lease : null;
-    super.leadershipChanged();
-  }
-
-  @Override
-  public boolean hasLeadership() {
-    Lease lease = leading;
-    return lease != null && lease.state() == LeaseState.HELD;
   }
 
   @Override

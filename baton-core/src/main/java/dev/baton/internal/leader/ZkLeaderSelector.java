@@ -25,8 +25,6 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
 
   private final LeaderTask task;
   private volatile boolean autoRequeue;
-  /** The running task's term while its leadership can be trusted; read without the lock. */
-  private volatile Term leadingTerm;
 
   public ZkLeaderSelector(Session session, String path, String participantId, LeaderTask task) {
     super(session, path, checkParticipantId(participantId), QueueRules.LOCK_LAYOUT, "LeaderSelector");
@@ -119,13 +117,6 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
     return task::interrupt;
   }
 
-  @Override
-  void leadershipChanged() {
-    Term term = current;
-    leadingTerm = term != null && term.leading ? term : null;
-    super.leadershipChanged();
-  }
-
   private void lead(Term term) {
     Lease lease = term.lease;
     try {
@@ -154,12 +145,6 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
         join();
       }
     }
-  }
-
-  @Override
-  public boolean hasLeadership() {
-    Term term = leadingTerm;
-    return term != null && term.lease.state() == LeaseState.HELD;
   }
 
   @Override

@@ -25,10 +25,10 @@ import java.util.UUID;
  * before it holds. Watching the lowest would wake every queued reader at each writer's release,
  * only to have them list the queue and watch the next writer (a herd per writer).
  */
-public final class ReadWriteRules {
+final class ReadWriteRules {
   public static final String READ = "__READ__";
   public static final String WRITE = "__WRIT__";
-  public static final List<String> KINDS = List.of(READ, WRITE);
+  static final List<String> KINDS = List.of(READ, WRITE);
   static final QueueWaiter.QueueLayout READERS = new QueueWaiter.QueueLayout(READ, KINDS);
   static final QueueWaiter.QueueLayout WRITERS = new QueueWaiter.QueueLayout(WRITE, KINDS);
 

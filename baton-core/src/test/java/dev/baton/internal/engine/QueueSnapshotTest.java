@@ -2,7 +2,6 @@ package dev.baton.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.internal.lock.ReadWriteRules;
 import dev.baton.internal.session.Session;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,7 +42,7 @@ class QueueSnapshotTest {
 
   @Test
   void readWriteQueue_ordersBothKindsTogether_andFindsADowngradesTwoNodesAtOnePlace() {
-    List<String> kinds = ReadWriteRules.KINDS;
+    List<String> kinds = List.of("__READ__", "__WRIT__"); // the read-write lock's two kinds
     String write = "_c_w-__WRIT__0000000005";
     String downgrade = "_c_r-__READ__0000000005";
     QueueSnapshot snapshot = QueueSnapshot.of(

@@ -1,0 +1,4 @@
+/**
+ * Implementation, not API. The counter.
+ */
+package dev.baton.internal.atomic;
