@@ -1,7 +1,6 @@
 package dev.baton;
 
 import dev.baton.ConnectStrings;
-import dev.baton.ZkPaths;
 import dev.baton.atomic.Counter;
 import dev.baton.barrier.Barrier;
 import dev.baton.barrier.DoubleBarrier;
@@ -18,6 +17,8 @@ import dev.baton.internal.queue.ZkQueue;
 import dev.baton.internal.semaphore.ZkSemaphore;
 import dev.baton.internal.session.ClientSettings;
 import dev.baton.internal.session.GuardedLease;
+import dev.baton.internal.session.NodeSizes;
+import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.Sessions;
 import dev.baton.internal.session.Transactions;
@@ -87,7 +88,7 @@ public final class Baton implements AutoCloseable {
   /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
   public Mutex mutex(String path) {
     session.checkOpen();
-    return new ZkMutex(session, ZkPaths.validateRecipePath(path, "mutex path"));
+    return new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path"));
   }
 
   /**
@@ -98,7 +99,7 @@ public final class Baton implements AutoCloseable {
   public Mutex mutex(String path, MutexOptions options) {
     session.checkOpen();
     Objects.requireNonNull(options, "options must not be null");
-    return new ZkMutex(session, ZkPaths.validateRecipePath(path, "mutex path"), options);
+    return new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path"), options);
   }
 
   /**
@@ -135,7 +136,7 @@ public final class Baton implements AutoCloseable {
    */
   public ReadWriteLock readWriteLock(String path) {
     session.checkOpen();
-    return new ZkReadWriteLock(session, ZkPaths.validateRecipePath(path, "read-write lock path"));
+    return new ZkReadWriteLock(session, RecipePaths.check(session.settings(), path, "read-write lock path"));
   }
 
   /**
@@ -145,7 +146,7 @@ public final class Baton implements AutoCloseable {
    */
   public Counter counter(String path) {
     session.checkOpen();
-    return new ZkCounter(session, ZkPaths.validateRecipePath(path, "counter path"));
+    return new ZkCounter(session, RecipePaths.check(session.settings(), path, "counter path"));
   }
 
   /**
@@ -228,7 +229,7 @@ public final class Baton implements AutoCloseable {
    */
   public Semaphore semaphore(String path, int permits) {
     session.checkOpen();
-    return new ZkSemaphore(session, ZkPaths.validateRecipePath(path, "semaphore path"), permits);
+    return new ZkSemaphore(session, RecipePaths.check(session.settings(), path, "semaphore path"), permits);
   }
 
   /**
@@ -238,7 +239,7 @@ public final class Baton implements AutoCloseable {
    */
   public Mutex semaphoreMutex(String path) {
     session.checkOpen();
-    return ZkSemaphore.mutex(session, ZkPaths.validateRecipePath(path, "semaphore mutex path"));
+    return ZkSemaphore.mutex(session, RecipePaths.check(session.settings(), path, "semaphore mutex path"));
   }
 
   /**
@@ -249,7 +250,7 @@ public final class Baton implements AutoCloseable {
    */
   public Barrier barrier(String path) {
     session.checkOpen();
-    return new ZkBarrier(session, ZkPaths.validateRecipePath(path, "barrier path"));
+    return new ZkBarrier(session, RecipePaths.check(session.settings(), path, "barrier path"));
   }
 
   /**
@@ -263,7 +264,7 @@ public final class Baton implements AutoCloseable {
   public DoubleBarrier doubleBarrier(String path, int members) {
     session.checkOpen();
     return new ZkDoubleBarrier(
-        session, ZkPaths.validateRecipePath(path, "double barrier path"), members);
+        session, RecipePaths.check(session.settings(), path, "double barrier path"), members);
   }
 
   /**
@@ -276,7 +277,8 @@ public final class Baton implements AutoCloseable {
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
     return new ZkLeaderLatch(
-        session, ZkPaths.validateRecipePath(path, "leader latch path"), participantId);
+        session, RecipePaths.check(session.settings(), path, "leader latch path", NodeSizes.utf8Length(participantId)),
+        participantId);
   }
 
   /**
@@ -289,7 +291,8 @@ public final class Baton implements AutoCloseable {
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
     return new ZkLeaderSelector(
-        session, ZkPaths.validateRecipePath(path, "leader selector path"), participantId, task);
+        session, RecipePaths.check(session.settings(), path, "leader selector path",
+            NodeSizes.utf8Length(participantId)), participantId, task);
   }
 
   /**
@@ -303,7 +306,7 @@ public final class Baton implements AutoCloseable {
    */
   public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
     session.checkOpen();
-    return new ZkQueue<>(session, ZkPaths.validateRecipePath(path, "queue path"), codec);
+    return new ZkQueue<>(session, RecipePaths.check(session.settings(), path, "queue path"), codec);
   }
 
   // Recipe factories: each recipe adds its method above this line.
@@ -416,6 +419,10 @@ public final class Baton implements AutoCloseable {
     public Builder namespace(String namespace) {
       Objects.requireNonNull(namespace, "namespace");
       this.namespace = namespace.isEmpty() ? "" : ZkPaths.validate(namespace, "namespace");
+      if (ZkPaths.isReserved(this.namespace)) {
+        throw new IllegalArgumentException("namespace " + ZkPaths.describe(namespace) + " lies in ZooKeeper's"
+            + " reserved " + ZkPaths.RESERVED + " tree, where the server keeps its own nodes; choose another");
+      }
       if (this.namespace.equals("/")) {
         this.namespace = "";
       }

@@ -22,13 +22,22 @@ public final class ZkPaths {
     try {
       PathUtils.validatePath(path);
     } catch (IllegalArgumentException e) {
+      // ZooKeeper's message repeats the path, raw: keep only its reason, escaped.
+      String reason = e.getMessage() == null ? "" : e.getMessage();
+      int causedBy = reason.indexOf(" caused by ");
+      reason = causedBy < 0 ? reason : reason.substring(causedBy + " caused by ".length());
       throw new IllegalArgumentException(
-          what + " '" + printable(path) + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
+          what + " " + describe(path) + " is not a valid ZooKeeper path: " + describe(reason, false));
     }
     return path;
   }
 
-  /** As {@link #validate}, and not the root: a recipe needs a node of its own. */
+  /**
+   * As {@link #validate}, and neither the root (a recipe needs a node of its own) nor in
+   * ZooKeeper's reserved {@code /zookeeper} tree (where the server keeps its quotas and config).
+   * A client with a namespace also checks the path as it lands on the server; see {@code
+   * Baton.Builder#namespace}.
+   */
   public static String validateRecipePath(String path, String what) {
     validate(path, what);
     if (path.equals("/")) {
@@ -38,12 +47,19 @@ public final class ZkPaths {
     return path;
   }
 
+  /** Whether {@code serverPath} is ZooKeeper's reserved {@code /zookeeper} node or below it. */
+  public static boolean isReserved(String serverPath) {
+    return serverPath.equals(RESERVED) || serverPath.startsWith(RESERVED + "/");
+  }
+
+  /** ZooKeeper's own tree, which clients must leave alone. */
+  public static final String RESERVED = "/zookeeper";
+
   /** Validates a single node name (no slashes) to be placed under a parent path. */
   public static String validateName(String name, String what) {
     Objects.requireNonNull(name, () -> what + " must not be null");
     if (name.isEmpty() || name.contains("/")) {
-      throw new IllegalArgumentException(
-          what + " '" + printable(name) + "' must be a non-empty node name without '/'");
+      throw new IllegalArgumentException(what + " " + describe(name) + " must be a non-empty node name without '/'");
     }
     validate("/" + name, what);
     return name;
@@ -63,14 +79,39 @@ public final class ZkPaths {
     return path.substring(path.lastIndexOf('/') + 1);
   }
 
-  private static String printable(String path) {
-    StringBuilder out = new StringBuilder(path.length());
-    for (char c : path.toCharArray()) {
+  /**
+   * {@code value} as an error message may show it: quoted, control and undefined characters
+   * escaped ({@code \u0000}), and a long one cut to its first characters and its length, so a
+   * message never carries a raw newline or a megabyte of path.
+   */
+  public static String describe(String value) {
+    return describe(value, true);
+  }
+
+  private static final int SHOWN = 64;
+
+  private static String describe(String value, boolean quoted) {
+    int shown = Math.min(value.length(), SHOWN);
+    StringBuilder out = new StringBuilder(shown + 40);
+    if (quoted) {
+      out.append('\'');
+    }
+    for (int i = 0; i < shown; i++) {
+      char c = value.charAt(i);
       if (Character.isISOControl(c) || !Character.isDefined(c)) {
         out.append(String.format("\\u%04x", (int) c));
       } else {
         out.append(c);
       }
+    }
+    if (value.length() > shown) {
+      out.append("...");
+    }
+    if (quoted) {
+      out.append('\'');
+    }
+    if (value.length() > shown) {
+      out.append(" (").append(value.length()).append(" characters)");
     }
     return out.toString();
   }

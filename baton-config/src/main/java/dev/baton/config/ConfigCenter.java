@@ -8,8 +8,8 @@ import dev.baton.ConnectionException;
 import dev.baton.NotAuthorizedException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
-import dev.baton.ZkPaths;
 import dev.baton.internal.config.ZkConfigCenter;
+import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.Sessions;
 import java.time.Duration;
@@ -110,7 +110,7 @@ public interface ConfigCenter extends AutoCloseable {
    */
   static ConfigCenter open(Baton baton, String prefix, ConfigOptions options) {
     Session session = Sessions.of(baton);
-    return ZkConfigCenter.open(session, ZkPaths.validateRecipePath(prefix, "config prefix"),
+    return ZkConfigCenter.open(session, RecipePaths.check(session.settings(), prefix, "config prefix"),
         java.util.Objects.requireNonNull(options, "options must not be null"));
   }
 

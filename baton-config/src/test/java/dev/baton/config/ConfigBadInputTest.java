@@ -72,6 +72,36 @@ class ConfigBadInputTest extends ClusterTestSupport {
     assertNothingWritten();
   }
 
+  /**
+   * A key whose node path cannot fit one request: sent, the server would drop the connection,
+   * and every retry after the reconnect would be dropped again. Refused before anything is sent,
+   * with the key shortened in the message.
+   */
+  @Test
+  void keyOverThePacketLimit_isRefusedByEveryWriteWithAShortMessage() throws Exception {
+    String key = "k" + "x".repeat(1_100_000);
+    List<Consumer<ConfigCenter>> writes = List.of(c -> c.create(key, "v"), c -> c.update(key, "v"),
+        c -> c.set(key, "v"), c -> c.compareAndSet(key, 0, "v"), c -> c.delete(key), c -> c.deleteIfVersion(key, 0));
+    for (Consumer<ConfigCenter> write : writes) {
+      assertThatThrownBy(() -> write.accept(config)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("config key 'kxxx").hasMessageContaining("too long")
+          .hasMessageContaining(key.length() + " characters")
+          .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000));
+    }
+    assertThat(config.get(key)).as("a read is local: nothing to refuse").isEmpty();
+    assertNothingWritten();
+  }
+
+  @Test
+  void prefixInTheReservedTreeOrOverThePacketLimit_isRefused() throws Exception {
+    assertThatThrownBy(() -> ConfigCenter.open(baton(), "/zookeeper/config")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("config prefix '/zookeeper/config'").hasMessageContaining("reserved /zookeeper tree");
+    String longPrefix = "/c" + "c".repeat(1_100_000);
+    assertThatThrownBy(() -> ConfigCenter.open(baton(), longPrefix)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too long").satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000));
+    assertNothingWritten();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", "config", "/", "/config/", "/a//b"})
   void invalidPrefix_isRefusedNamingIt(String prefix) {

@@ -5,8 +5,8 @@ import dev.baton.Baton;
 import dev.baton.ConnectionException;
 import dev.baton.NotAuthorizedException;
 import dev.baton.RetryPolicy;
-import dev.baton.ZkPaths;
 import dev.baton.internal.discovery.ZkServiceRegistry;
+import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.Sessions;
 import java.util.List;
@@ -57,7 +57,7 @@ public interface ServiceRegistry extends AutoCloseable {
    */
   static ServiceRegistry open(Baton baton, String basePath) {
     Session session = Sessions.of(baton);
-    return new ZkServiceRegistry(session, ZkPaths.validateRecipePath(basePath, "service registry base path"));
+    return new ZkServiceRegistry(session, RecipePaths.check(session.settings(), basePath, "service registry base path"));
   }
 
   /** The base path, as given. */

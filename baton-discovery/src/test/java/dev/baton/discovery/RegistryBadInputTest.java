@@ -49,6 +49,37 @@ class RegistryBadInputTest extends ClusterTestSupport {
     return ServiceInstance.builder("orders").address("10.0.0.1").port(8080);
   }
 
+  // ---- paths ZooKeeper cannot serve -------------------------------------------------------------
+
+  /**
+   * A service name or instance id that makes a path over the packet limit: sent, the request
+   * would make the server drop the connection, again after every reconnect. Refused first.
+   */
+  @Test
+  void serviceNameOrIdOverThePacketLimit_isRefusedBeforeAnythingIsSent() throws Exception {
+    ServiceRegistry registry = closing(ServiceRegistry.open(baton(), "/services-bad"));
+    String huge = "s" + "x".repeat(1_100_000);
+    assertThatThrownBy(() -> registry.watch(huge)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too long").satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000));
+    assertThatThrownBy(() -> registry.instances(huge)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("too long");
+    assertThatThrownBy(() -> registry.register(ServiceInstance.builder(huge).address("10.0.0.1").port(1).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too long");
+    assertThatThrownBy(() -> registry.register(valid().id(huge).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too long")
+        .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000));
+    assertNothingWritten();
+  }
+
+  @Test
+  void basePathInTheReservedTree_isRefused() throws Exception {
+    assertThatThrownBy(() -> ServiceRegistry.open(baton(), "/zookeeper/services"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("service registry base path '/zookeeper/services'")
+        .hasMessageContaining("reserved /zookeeper tree");
+    assertNothingWritten();
+  }
+
   // ---- the instance builder -------------------------------------------------------------------
 
   @ParameterizedTest

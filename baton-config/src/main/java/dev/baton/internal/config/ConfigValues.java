@@ -2,14 +2,17 @@ package dev.baton.internal.config;
 
 import dev.baton.ZkPaths;
 import dev.baton.config.ConfigValueException;
+import dev.baton.internal.session.NodeSizes;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.zookeeper.data.ACL;
 
 /** A config center's rules for keys and values: validation, the size limit, typed parsing. Pure functions. */
 final class ConfigValues {
@@ -27,11 +30,26 @@ final class ConfigValues {
   static String validateKey(String prefix, String key) {
     Objects.requireNonNull(key, "config key must not be null");
     if (key.isEmpty() || key.startsWith("/") || key.endsWith("/")) {
-      throw new IllegalArgumentException("config key '" + key + "' must be a path relative to the prefix "
-          + prefix + ", such as db/url: not empty, no leading or trailing '/'");
+      throw new IllegalArgumentException("config key " + ZkPaths.describe(key) + " must be a path relative to"
+          + " the prefix " + prefix + ", such as db/url: not empty, no leading or trailing '/'");
     }
-    ZkPaths.validate(ZkPaths.join(prefix, key), "config key " + key + ": the path");
+    ZkPaths.validate(ZkPaths.join(prefix, key), "config key " + ZkPaths.describe(key) + ": the path");
     return key;
+  }
+
+  /**
+   * Refuses a key whose node path alone (with its folders' creates, which carry the same path
+   * length at most, and an empty value) cannot fit one request: the server would drop the
+   * connection, and every retry after the reconnect would be dropped again.
+   *
+   * @throws IllegalArgumentException naming the key, shortened, and the limit
+   */
+  static void checkPathSize(String key, String serverPath, List<ACL> acl, int maxPacket) {
+    if (NodeSizes.maxCreateData(serverPath, acl, maxPacket) < 0) {
+      throw new IllegalArgumentException("config key " + ZkPaths.describe(key) + " is too long: its node's path"
+          + " takes " + NodeSizes.utf8Length(serverPath) + " bytes, and a request for it would not fit ZooKeeper's"
+          + " packet limit (jute.maxbuffer) of " + maxPacket + " bytes; nothing was sent");
+    }
   }
 
   /** The value as stored: UTF-8. */

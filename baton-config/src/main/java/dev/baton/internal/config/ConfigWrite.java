@@ -55,6 +55,7 @@ final class ConfigWrite {
     this.path = requests.clientPath(key);
     this.what = what;
     String serverPath = requests.serverPath(key);
+    ConfigValues.checkPathSize(key, serverPath, session.settings().aclFor(serverPath), requests.maxPacket());
     if (value == null) {
       this.data = null;
       this.acl = null;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.Baton;
 import dev.baton.FencingTokens;
+import dev.baton.internal.session.RecipePaths;
 import dev.baton.lock.LockOwner;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -39,11 +40,17 @@ public final class OwnerData {
     ObjectNode node = JSON.createObjectNode();
     node.put("host", HOST);
     node.put("pid", PID);
-    node.put("thread", thread == null ? "" : thread.getName());
+    node.put("thread", thread == null ? "" : threadName(thread));
     if (cached) {
       node.put("cached", true);
     }
     return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The thread's name, cut so that a lock node's data stays within what its path check reserved. */
+  private static String threadName(Thread thread) {
+    String name = thread.getName();
+    return name.length() <= RecipePaths.THREAD_NAME_CHARS ? name : name.substring(0, RecipePaths.THREAD_NAME_CHARS);
   }
 
   /** Reads what a node says of its owner; data that is not ours (Curator's IP) goes to host. */

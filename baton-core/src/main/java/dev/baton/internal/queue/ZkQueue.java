@@ -5,6 +5,7 @@ import dev.baton.Codec;
 import dev.baton.ConnectionException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
+import dev.baton.ZkPaths;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.NodeSizes;
@@ -78,9 +79,9 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
     List<ACL> pathAcl = session.settings().aclFor(serverPath);
     int maxNodeData = ItemNodes.maxNodeData(serverPath, pathAcl, prefix, acl, maxPacket);
     if ((long) value.length + ItemNodes.FORMAT_OVERHEAD > maxNodeData) {
-      throw new IllegalArgumentException("The item for the queue " + path + " is " + value.length
+      throw new IllegalArgumentException("The item for the queue " + ZkPaths.describe(path) + " is " + value.length
           + " bytes once encoded (" + (value.length + ItemNodes.FORMAT_OVERHEAD) + " in its node "
-          + path + "/" + ItemNodes.ITEM_PREFIX + "...), over the " + maxNodeData + " bytes a node there"
+          + ItemNodes.ITEM_PREFIX + "... below the queue's path), over the " + maxNodeData + " bytes a node there"
           + " can hold (ZooKeeper's jute.maxbuffer of " + maxPacket + " bytes, less the request's"
           + " overhead); nothing was written. Keep large payloads elsewhere and queue a reference.");
     }

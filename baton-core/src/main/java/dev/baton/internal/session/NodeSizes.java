@@ -1,5 +1,10 @@
 package dev.baton.internal.session;
 
+import org.apache.jute.Record;
+import org.apache.jute.BinaryOutputArchive;
+import java.io.UncheckedIOException;
+import java.io.IOException;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.zookeeper.data.ACL;
@@ -17,6 +22,7 @@ public final class NodeSizes {
   // A create request around its path, data and ACL: request header 8, path and data lengths 8,
   // flags 4.
   private static final int CREATE_OVERHEAD = 8 + 8 + 4;
+  private static final int REQUEST_HEADER = 8;
 
   private NodeSizes() {}
 
@@ -47,6 +53,20 @@ public final class NodeSizes {
       length += 4 + 4 + utf8Length(entry.getId().getScheme()) + 4 + utf8Length(entry.getId().getId());
     }
     return length;
+  }
+
+  /**
+   * The bytes {@code request} takes as a packet: the request header (xid and type, 8 bytes) and the
+   * serialized record, which is what a server compares with its {@code jute.maxbuffer}.
+   */
+  public static int requestBytes(Record request) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      request.serialize(BinaryOutputArchive.getArchive(out), "request");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return REQUEST_HEADER + out.size();
   }
 
   public static int utf8Length(String text) {

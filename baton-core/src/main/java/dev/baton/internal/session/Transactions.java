@@ -1,5 +1,7 @@
 package dev.baton.internal.session;
 
+import org.apache.zookeeper.MultiOperationRecord;
+import dev.baton.ZkPaths;
 import dev.baton.Baton;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ConnectionException;
@@ -59,6 +61,7 @@ public final class Transactions {
       Op op = Objects.requireNonNull(ops.get(i), () -> "transaction operations must not be null");
       onServer.add(onServer(op, describe(i, op), session.settings()));
     }
+    checkSize(session, ops, onServer);
     awaitConnection(session, ops);
     List<OpResult> results;
     try {
@@ -71,6 +74,21 @@ public final class Transactions {
           + "; it may or may not have been applied", e);
     }
     return session.settings().namespace().isEmpty() ? results : toClient(results, session.settings());
+  }
+
+  /**
+   * Refuses a transaction too big for one request: the server would drop the connection, and
+   * every other lease of the client would turn suspect for nothing.
+   */
+  private static void checkSize(Session session, List<Op> ops, List<Op> onServer) {
+    int bytes = NodeSizes.requestBytes(new MultiOperationRecord(onServer));
+    int maxPacket = NodeSizes.maxPacket(session.settings());
+    if (bytes > maxPacket) {
+      throw new IllegalArgumentException("The transaction on " + ZkPaths.describe(paths(ops)) + " is " + bytes
+          + " bytes as one request, over ZooKeeper's packet limit (jute.maxbuffer) of " + maxPacket
+          + " bytes, and the server would drop the connection; nothing was sent. Split it, or keep large data"
+          + " elsewhere.");
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
 import dev.baton.discovery.ServiceView;
 import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
 import java.util.ArrayList;
@@ -59,7 +60,8 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   public Registration register(ServiceInstance instance) {
     Objects.requireNonNull(instance, "instance must not be null");
     checkOpen();
-    String path = servicePath(instance.name()) + "/" + instance.id();
+    String path = RecipePaths.check(session.settings(), servicePath(instance.name()) + "/" + instance.id(),
+        "service instance path");
     ZkRegistration registration = ZkRegistration.register(session, path, instance, registrations::remove);
     registrations.add(registration);
     boolean closedMeanwhile;
@@ -76,7 +78,8 @@ public final class ZkServiceRegistry implements ServiceRegistry {
 
   @Override
   public ServiceView watch(String service) {
-    String path = servicePath(ZkPaths.validateName(service, "service name"));
+    String path = RecipePaths.check(session.settings(), servicePath(ZkPaths.validateName(service, "service name")),
+        "service path");
     checkOpen();
     ServiceCache cache = ServiceCache.acquire(session, session.settings().onServer(path), service);
     ZkServiceView[] self = new ZkServiceView[1];
@@ -108,7 +111,8 @@ public final class ZkServiceRegistry implements ServiceRegistry {
 
   @Override
   public List<ServiceInstance> instances(String service) {
-    String path = servicePath(ZkPaths.validateName(service, "service name"));
+    String path = RecipePaths.check(session.settings(), servicePath(ZkPaths.validateName(service, "service name")),
+        "service path");
     checkOpen();
     String serverPath = session.settings().onServer(path);
     return Retrying.call(session, path, zk -> {
