@@ -90,8 +90,8 @@ public interface ConfigCenter extends AutoCloseable {
    * under it that a watch keeps current, for reads without requests, and checked writes. If the
    * client is connected, returns once the keys are loaded (waiting at most the client's connection
    * timeout); if not (a client built with {@code connectInBackground()}), returns at once and loads
-   * them when the client connects. Close it when done, to remove its watch; closing the client
-   * closes it too.
+   * them when the client connects. Close it when done, to remove its watch (closing the client
+   * ends the watch with the session as well).
    *
    * @throws IllegalArgumentException naming the argument if the prefix is invalid or the root
    * @throws dev.baton.ClientClosedException if {@code baton} was closed
