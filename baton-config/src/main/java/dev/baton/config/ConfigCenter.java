@@ -20,7 +20,7 @@ import java.util.concurrent.Executor;
 /**
  * Small values that change at run time and must be the same on every machine, kept under one
  * prefix ({@code /config}): reads come from a local copy that a watch keeps current, writes go to
- * the ensemble and check what they replace. Thread-safe. Made by {@link Baton#config(String)}.
+ * the ensemble and check what they replace. Thread-safe. Made by {@link #open(Baton, String)}.
  *
  * <pre>{@code
  * ConfigCenter config = ConfigCenter.open(baton, "/config",

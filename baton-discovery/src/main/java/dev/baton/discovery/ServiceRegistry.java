@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * Curator's {@code JsonInstanceSerializer}; {@code <base>} and each {@code <base>/<service>} are
  * container nodes, so the ensemble removes a service whose last instance left (within its
  * container check interval, a minute by default). Thread-safe. Made by {@link
- * Baton#serviceRegistry(String)}, which sends nothing.
+ * #open(Baton, String)}, which sends nothing.
  *
  * <pre>{@code
  * ServiceRegistry registry = ServiceRegistry.open(baton, "/services");
