@@ -157,6 +157,9 @@ class LeaderSelectorTest extends ClusterTestSupport {
 
       proxy.cut();
       assertThat(followerTask.started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      // The task runs on a thread of its own and may start before the listener is told: wait
+      // for the listener too, or the time read below is still 0.
+      await().atMost(WAIT).until(() -> followerRecorder.gainedAtNanos() != 0);
       long followerLedAt = followerRecorder.gainedAtNanos();
       assertThat(leaderTask.interrupted).isTrue();
       assertThat(leaderRecorder.lostAtNanos()).isNotZero().isLessThan(followerLedAt);
@@ -228,6 +231,7 @@ class LeaderSelectorTest extends ClusterTestSupport {
     first.close();
     assertThat(secondTask.started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(firstTask.interrupted).isTrue();
+    await().atMost(WAIT).until(() -> secondRecorder.gainedAtNanos() != 0); // told after the task started, maybe
     assertThat(firstRecorder.lostAtNanos()).isNotZero().isLessThan(secondRecorder.gainedAtNanos());
     assertThat(first.hasLeadership()).isFalse();
     assertThat(second.leaderId()).contains("second");
