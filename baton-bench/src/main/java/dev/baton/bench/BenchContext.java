@@ -1,5 +1,9 @@
 package dev.baton.bench;
 
+import dev.baton.embedded.EmbeddedRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
 import dev.baton.bench.lock.RawLibrary;
 import java.io.PrintStream;
 import java.util.List;
@@ -9,7 +13,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * What scenarios share: the server, the options, an admin session for preparing paths and
+ * What scenarios share: the ZooKeeper server (and a Redis server once a Redis row asks), the options, an admin session for preparing paths and
  * watching queues, and a place to report progress.
  */
 final class BenchContext implements AutoCloseable {
@@ -19,6 +23,9 @@ final class BenchContext implements AutoCloseable {
   private final ServerCounters counters;
   private final PrintStream progress;
   private ZooKeeper admin;
+  private EmbeddedRedis redis;
+  private RedisClient redisAdminClient;
+  private StatefulRedisConnection<String, String> redisAdmin;
 
   BenchContext(BenchOptions options, String host, int port, PrintStream progress) {
     this.options = options;
@@ -38,6 +45,32 @@ final class BenchContext implements AutoCloseable {
 
   ServerCounters counters() {
     return counters;
+  }
+
+  /**
+   * The Redis server of the Redis rows, started on first use: the redis-server binary on the PATH
+   * or the one embedded-redis ships, a process of its own on loopback, persistence off.
+   */
+  synchronized String redisUri() {
+    if (redis == null) {
+      redis = EmbeddedRedis.start();
+      redisAdminClient = RedisClient.create(redis.uri());
+      redisAdmin = redisAdminClient.connect();
+      progress("Redis server " + EmbeddedRedis.binary() + " at " + redis.uri());
+    }
+    return redis.uri();
+  }
+
+  /** Commands the Redis server has processed so far, not counting the INFO that asks. */
+  synchronized long redisCommandsProcessed() {
+    redisUri();
+    String stats = redisAdmin.sync().info("stats");
+    for (String line : stats.split("\r?\n")) {
+      if (line.startsWith("total_commands_processed:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    throw new IllegalStateException("INFO stats has no total_commands_processed: " + stats);
   }
 
   void progress(String line) {
@@ -101,5 +134,10 @@ final class BenchContext implements AutoCloseable {
   @Override
   public void close() {
     closeAdmin();
+    if (redis != null) {
+      redisAdmin.close();
+      redisAdminClient.shutdown(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+      redis.close();
+    }
   }
 }

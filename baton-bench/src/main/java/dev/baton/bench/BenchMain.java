@@ -8,12 +8,16 @@ import dev.baton.bench.lock.CreateDeleteControl;
 import dev.baton.bench.lock.CuratorLibrary;
 import dev.baton.bench.lock.PipelinedPattern;
 import dev.baton.bench.lock.RawLibrary;
+import dev.baton.bench.lock.RawRedisLibrary;
+import dev.baton.bench.lock.RedisBatonLibrary;
+import dev.baton.bench.lock.RedissonLibrary;
 import dev.baton.bench.lock.Recipe;
 import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.SequentialPattern;
 import dev.baton.bench.lock.Sharing;
 import dev.baton.bench.lock.WatchAllLowerPattern;
 import dev.baton.lock.MutexOptions;
+import dev.baton.redis.RedisMutexOptions;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +54,8 @@ import java.util.List;
 public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
-      "mutex-uncontended", "mutex-4x4", "mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
+      "mutex-uncontended", "mutex-4x4", "mutex-4x1", "redis-mutex-uncontended", "redis-mutex-4x4",
+      "redis-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       ConfigPropagationScenario.NAME, RequestCountScenario.NAME);
@@ -157,6 +162,7 @@ public final class BenchMain {
         4, 4, List.of(cohorted, curator, batonDefault)));
     scenarios.add(new ThroughputScenario("mutex-4x1", "one path, 4 clients x 1 thread; every hand-over crosses sessions",
         4, 1, List.of(baton, curatorPlain, watchPredecessor, watchAllLower)));
+    scenarios.addAll(redisScenarios());
     scenarios.add(new PassAllScenario(500, List.of(
         new Contender("baton-shared", "Baton, one Mutex shared by 500 threads", Role.BATON,
             new BatonLibrary(), Sharing.PER_CLIENT),
@@ -190,6 +196,34 @@ public final class BenchMain {
     return scenarios;
   }
 
+  /**
+   * The same mutex rows on Redis, Baton's Redis backend beside Redisson's {@code RLock} (the peer
+   * of these rows, in the table's peer column) and the hand-written scheme as the floor.
+   */
+  private static List<Scenario> redisScenarios() {
+    Contender baton = new Contender("baton-redis", "Baton Mutex on Redis (fencing token included)", Role.BATON,
+        new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT);
+    Contender redisson = new Contender("redisson", "Redisson RLock", Role.CURATOR, new RedissonLibrary(),
+        Sharing.PER_THREAD);
+    Contender rawWaited = floor("raw-redis-a", "(a) raw: SET NX PX; compare-and-delete waited (no token)",
+        new RawRedisLibrary(true));
+    Contender rawUnwaited = floor("raw-redis-b", "(b) raw: SET NX PX; compare-and-delete not waited (no token)",
+        new RawRedisLibrary(false));
+    Contender cohorted = new Contender("baton-redis-cohorted",
+        "Baton Mutex on Redis, local hand-over (at most " + LOCAL_HAND_OVERS + " in a row)", Role.BATON,
+        new RedisBatonLibrary(RedisMutexOptions.defaults().withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
+    Contender batonDefault = new Contender("baton-redis", "reference: Baton Mutex on Redis, default mode",
+        Role.REFERENCE, new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT);
+    return List.of(
+        new ThroughputScenario("redis-mutex-uncontended", "Redis: 1 client, 1 thread, acquire+release",
+            1, 1, List.of(baton, redisson, rawWaited, rawUnwaited)),
+        new ThroughputScenario("redis-mutex-4x4",
+            "Redis: one name, 4 clients x 4 threads (Baton: one Mutex per client; Redisson: one RLock per thread)",
+            4, 4, List.of(cohorted, redisson, batonDefault)),
+        new ThroughputScenario("redis-mutex-4x1", "Redis: one name, 4 clients x 1 thread",
+            4, 1, List.of(baton, redisson)));
+  }
+
   /** The libraries {@link JitWarmup} runs: Baton's and Curator's mutexes and the raw floor pattern. */
   private static List<Contender> warmedLibraries() {
     return List.of(
@@ -206,7 +240,11 @@ public final class BenchMain {
 
   private static Contender floor(String id, String label, dev.baton.bench.lock.RawPattern pattern) {
     // Each thread runs the pattern on its own call stack: the object holds no per-thread state.
-    return new Contender(id, label, Role.FLOOR, new RawLibrary(pattern), Sharing.PER_CLIENT);
+    return floor(id, label, new RawLibrary(pattern));
+  }
+
+  private static Contender floor(String id, String label, dev.baton.bench.lock.LockLibrary library) {
+    return new Contender(id, label, Role.FLOOR, library, Sharing.PER_CLIENT);
   }
 
   private static int displayIndex(String name) {
@@ -217,7 +255,8 @@ public final class BenchMain {
   private static String header(BenchOptions options, double seconds) {
     Runtime rt = Runtime.getRuntime();
     return String.join("\n",
-        "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback",
+        "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback;",
+        "redis- rows: Baton on Redis vs Redisson 3.52.0 (the peer column) on one redis-server process (persistence off), loopback",
         String.format("%d rounds x %s per contender (warm-up %s; JIT warm-up %s per library first),"
                 + " interleaved; run took %.0f s; Java %s, %d cores, max heap %d MiB",
             options.rounds(), BenchOptions.seconds(options.window()), BenchOptions.seconds(options.warmup()),

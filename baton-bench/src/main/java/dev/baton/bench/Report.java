@@ -166,7 +166,7 @@ final class Report {
   static String table(List<ScenarioResult> results, String header) {
     StringBuilder out = new StringBuilder(header).append('\n');
 
-    Table main = new Table("scenario", "unit", "Baton", "Curator", "ratio median [min-max]", "best floor");
+    Table main = new Table("scenario", "unit", "Baton", "peer", "ratio median [min-max]", "best floor");
     for (ScenarioResult r : results) {
       if (!r.implemented()) {
         main.row(r.name(), r.unit(), "not implemented", NONE, NONE, NONE);
@@ -183,7 +183,7 @@ final class Report {
     }
     out.append('\n').append(main.render());
 
-    Table floors = new Table("scenario", "raw-client pattern (no library)", "figure", "ratio to Curator [min-max]");
+    Table floors = new Table("scenario", "raw-client pattern (no library)", "figure", "ratio to the peer [min-max]");
     for (ScenarioResult r : results) {
       for (Series f : r.withRole(Role.FLOOR)) {
         floors.row(r.name(), f.label(), figure(f, r) + " " + r.unit(), ratio(r.ratioToCurator(f), false));

@@ -62,7 +62,8 @@ final class ThroughputRun {
 
   static Result run(Contender contender, BenchContext context, String path, int clients,
       int threadsPerClient, Duration window) throws Exception {
-    String connectString = context.connectString();
+    boolean onRedis = contender.library().onRedis();
+    String connectString = onRedis ? context.redisUri() : context.connectString();
     List<LockClient> opened = new ArrayList<>();
     try {
       for (int i = 0; i < clients; i++) {
@@ -88,12 +89,12 @@ final class ThroughputRun {
           thread.start();
         }
       }
-      long packetsBefore = context.counters().packetsReceived();
+      long packetsBefore = requestsSoFar(context, onRedis);
       deadline[0] = System.nanoTime() + window.toNanos();
       go.countDown();
       // Read at the window's end: cycles cut by either end are about as many as they are short.
       TimeUnit.NANOSECONDS.sleep(deadline[0] - System.nanoTime());
-      long packets = context.counters().packetsReceived() - packetsBefore;
+      long packets = requestsSoFar(context, onRedis) - packetsBefore - (onRedis ? 1 : 0);
       long joinBy = deadline[0] + STRAGGLER_LIMIT.toNanos();
       for (Thread thread : threads) {
         thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinBy - System.nanoTime())));
@@ -116,6 +117,11 @@ final class ThroughputRun {
     } finally {
       ParallelClose.closeAll(opened, LockClient::close);
     }
+  }
+
+  /** Requests the server has received: ZooKeeper's packets, or Redis's commands (the INFO asking counts one). */
+  private static long requestsSoFar(BenchContext context, boolean onRedis) throws Exception {
+    return onRedis ? context.redisCommandsProcessed() : context.counters().packetsReceived();
   }
 
   /** One thread's loop: cycle until the window ends or any thread failed. */

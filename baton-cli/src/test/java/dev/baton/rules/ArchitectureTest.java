@@ -40,17 +40,20 @@ import org.junit.jupiter.api.Test;
  *       ServiceRegistry.open}): they construct implementations, which in turn implement the API.
  *       That is the price of {@code baton.mutex(path)}; no other class pays it.
  *   <li>{@code dev.baton.lock} names no ZooKeeper type, so every backend implements it.
+ *   <li>The Redis backend ({@code dev.baton.redis}, {@code internal.redis}) stands beside the
+ *       ZooKeeper side, not on it: no ZooKeeper type, nothing of its session layer, engine or recipes.
  *   <li>The command line and the benchmark use the public API only.
  * </ul>
  */
 class ArchitectureTest {
   private static final String[] API = {
       "dev.baton", "dev.baton.lock", "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue",
-      "dev.baton.atomic", "dev.baton.config", "dev.baton.discovery"};
+      "dev.baton.atomic", "dev.baton.config", "dev.baton.discovery", "dev.baton.redis"};
   private static final List<String> RECIPES = List.of(
       "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
   private static final List<String> ENTRY_POINTS = List.of(
-      "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry");
+      "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry",
+      "dev.baton.redis.RedisBaton");
 
   private static JavaClasses classes;
 
@@ -63,7 +66,8 @@ class ArchitectureTest {
     assertThat(classes.stream().map(JavaClass::getPackageName).distinct())
         .as("packages imported")
         .contains("dev.baton", "dev.baton.lock", "dev.baton.internal.session", "dev.baton.internal.engine",
-            "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli");
+            "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli",
+            "dev.baton.redis", "dev.baton.internal.redis");
   }
 
   private static final DescribedPredicate<JavaClass> ENTRY_POINT = new DescribedPredicate<>("an entry point") {
@@ -151,6 +155,16 @@ class ArchitectureTest {
   void configAndDiscoveryModules_standOnTheSessionLayerOnly() {
     noClasses().that().resideInAnyPackage("dev.baton.internal.config", "dev.baton.internal.discovery")
         .should().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
+        .check(classes);
+  }
+
+  @Test
+  void redisBackend_standsBesideZooKeeper_notOnIt() {
+    String[] zooKeeperSide = Stream.concat(Stream.of("session", "engine"), RECIPES.stream())
+        .map(p -> "dev.baton.internal." + p).toArray(String[]::new);
+    noClasses().that().resideInAnyPackage("dev.baton.redis", "dev.baton.internal.redis")
+        .should().dependOnClassesThat().resideInAnyPackage(zooKeeperSide)
+        .orShould().dependOnClassesThat().resideInAPackage("org.apache.zookeeper..")
         .check(classes);
   }
 

@@ -317,8 +317,8 @@ class LeaderLatchTest extends ClusterTestSupport {
   private void handOvers(LeaderLatch[] latches, List<Baton> batons, String path, int[] joined, int count) {
     for (int i = 0; i < count; i++) {
       long before = checker.sectionCount();
-      await().atMost(Duration.ofSeconds(30)).until(() -> leaderIndex(latches) >= 0);
-      int leader = leaderIndex(latches);
+      // The index that satisfied the wait: asking again could find none (a leader suspended meanwhile).
+      int leader = await().atMost(Duration.ofSeconds(30)).until(() -> leaderIndex(latches), index -> index >= 0);
       latches[leader].close();
       latches[leader] = join(batons.get(leader), path, leader, joined);
       await().atMost(Duration.ofSeconds(30)).until(() -> checker.sectionCount() > before);

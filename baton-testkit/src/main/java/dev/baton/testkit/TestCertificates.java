@@ -101,6 +101,31 @@ public final class TestCertificates {
         }
     }
 
+    /** An identity's certificate and private key as PEM files, as servers outside the JVM (redis-server) read them. */
+    public record PemFiles(Path certificate, Path privateKey) {}
+
+    /** Writes {@code identity}'s certificate and key to {@code <folder>/<name>.crt} and {@code .key}. */
+    public static PemFiles pem(Identity identity, Path folder) {
+        try {
+            KeyStore store = load(identity.keyStore(), identity.password());
+            java.security.Key key = store.getKey(identity.name(), identity.password().toCharArray());
+            Path certificate = folder.resolve(identity.name() + ".crt");
+            Path privateKey = folder.resolve(identity.name() + ".key");
+            Files.writeString(certificate, pemBlock("CERTIFICATE", identity.certificate().getEncoded()));
+            Files.writeString(privateKey, pemBlock("PRIVATE KEY", key.getEncoded()));
+            return new PemFiles(certificate, privateKey);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the PEM files of " + identity.name(), e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the key of " + identity.name(), e);
+        }
+    }
+
+    private static String pemBlock(String type, byte[] der) {
+        String body = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
+    }
+
     private static KeyStore load(Path file, String password) {
         try (InputStream in = Files.newInputStream(file)) {
             KeyStore store = KeyStore.getInstance("PKCS12");

@@ -1,0 +1,77 @@
+package dev.baton.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class EmbeddedRedisTest {
+
+  /** Sends {@code PING} in the protocol's inline form and reads the reply line. */
+  private static String ping(Socket socket) throws IOException {
+    OutputStream out = socket.getOutputStream();
+    out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    return readLine(socket.getInputStream());
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int c;
+    while ((c = in.read()) != -1 && c != '\n') {
+      if (c != '\r') {
+        line.append((char) c);
+      }
+    }
+    return line.toString();
+  }
+
+  @Test
+  void startsOnAFreeLoopbackPort_restartsOnTheSamePort_andStopsOnClose() throws Exception {
+    EmbeddedRedis redis = EmbeddedRedis.start();
+    int port = redis.port();
+    assertThat(redis.uri()).isEqualTo("redis://127.0.0.1:" + port);
+    try (Socket socket = new Socket(redis.host(), port)) {
+      assertThat(ping(socket)).isEqualTo("+PONG");
+    }
+    redis.restart();
+    assertThat(redis.port()).isEqualTo(port);
+    try (Socket socket = new Socket(redis.host(), port)) {
+      assertThat(ping(socket)).isEqualTo("+PONG");
+    }
+    redis.close();
+    assertThat(redis.isRunning()).isFalse();
+  }
+
+  @Test
+  void aPausedServer_answersOnlyOnceResumed() throws Exception {
+    try (EmbeddedRedis redis = EmbeddedRedis.start(); Socket socket = new Socket(redis.host(), redis.port())) {
+      redis.pause();
+      socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      assertThat(redis.isRunning()).isTrue();
+      redis.resume();
+      assertThat(readLine(socket.getInputStream())).isEqualTo("+PONG");
+    }
+  }
+
+  @Test
+  void aSentinel_watchesTheMasterItWasGiven() throws Exception {
+    try (EmbeddedRedis master = EmbeddedRedis.start();
+         EmbeddedRedis sentinel = EmbeddedRedis.sentinel(master, "demo-master");
+         Socket socket = new Socket(sentinel.host(), sentinel.port())) {
+      socket.getOutputStream().write("SENTINEL get-master-addr-by-name demo-master\r\n".getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      InputStream in = socket.getInputStream();
+      assertThat(readLine(in)).isEqualTo("*2");
+      readLine(in);
+      assertThat(readLine(in)).isEqualTo(master.host());
+      readLine(in);
+      assertThat(readLine(in)).isEqualTo(Integer.toString(master.port()));
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package dev.baton.internal.redis;
+
+import dev.baton.lock.LeaseState;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The waiters of one Redis mutex object that share one place in Redis (local hand-over, see
+ * {@link dev.baton.redis.RedisMutexOptions}): they queue here, one {@link Acquisition} queues in
+ * Redis for all of them, and the granted lock passes from holder to holder inside the client.
+ *
+ * <p>Why it stays safe: one tenure at a time holds the lock, and it has ended before the next
+ * begins; a tenure gets the grant's token plus the number served before it, within the tokens the
+ * grant reserved; the lock is passed on only while its hold is {@code HELD}, else released, and
+ * the waiters queue again; after {@code localHandOvers} in a row it is released in Redis, so
+ * another client waits behind at most that many.
+ *
+ * <p>State is guarded by {@code this}. Futures are completed outside the monitor, so a caller's
+ * callback never runs while it is held.
+ */
+final class LocalCohort {
+  private final RedisLockMutex mutex;
+  private final RedisSession session;
+  private final int localHandOvers;
+  private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
+  private Acquisition queueing;
+  private RedisHold hold;
+  private boolean inUse;
+  private int served;
+
+  LocalCohort(RedisLockMutex mutex, RedisSession session, int localHandOvers) {
+    this.mutex = mutex;
+    this.session = session;
+    this.localHandOvers = localHandOvers;
+  }
+
+  private static final class LocalWaiter {
+    final Thread thread;
+    final CompletableFuture<Tenure> granted = new CompletableFuture<>();
+
+    LocalWaiter(Thread thread) {
+      this.thread = thread;
+    }
+  }
+
+  /**
+   * Queues {@code thread}; the future completes with its tenure, or fails with {@code timeout}'s
+   * error after {@code timeoutNanos} (negative: no limit). Cancelling it withdraws.
+   */
+  CompletableFuture<Tenure> acquire(Thread thread, long timeoutNanos, Supplier<Throwable> timeout) {
+    LocalWaiter waiter = new LocalWaiter(thread);
+    synchronized (this) {
+      waiting.add(waiter);
+      if (hold == null && queueing == null) {
+        startQueueing(thread);
+      }
+    }
+    waiter.granted.whenComplete((tenure, error) -> {
+      if (error != null) {
+        withdraw(waiter);
+      }
+    });
+    if (timeoutNanos >= 0) {
+      ScheduledFuture<?> timer = session.timer().schedule(
+          () -> waiter.granted.completeExceptionally(timeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
+      waiter.granted.whenComplete((tenure, error) -> timer.cancel(false));
+    }
+    return waiter.granted;
+  }
+
+  /** Whether a thread of this client holds or waits for the lock: a try-once would be behind it. */
+  synchronized boolean busy() {
+    return hold != null || queueing != null || !waiting.isEmpty();
+  }
+
+  /** Fails every waiter (the client closes). */
+  void failAll(Throwable error) {
+    List<LocalWaiter> failed;
+    synchronized (this) {
+      failed = new ArrayList<>(waiting);
+      waiting.clear();
+    }
+    failed.forEach(w -> w.granted.completeExceptionally(error));
+  }
+
+  private void startQueueing(Thread thread) {
+    Acquisition acquisition = new Acquisition(mutex, session, thread, true);
+    queueing = acquisition;
+    acquisition.start(-1).whenComplete((granted, error) -> onQueued(acquisition, granted, error));
+  }
+
+  private void onQueued(Acquisition acquisition, RedisHold granted, Throwable error) {
+    List<LocalWaiter> failed = List.of();
+    Grant grant = null;
+    synchronized (this) {
+      if (queueing == acquisition) {
+        queueing = null;
+      }
+      if (error != null) {
+        if (!(error instanceof CancellationException)) {
+          failed = new ArrayList<>(waiting); // a failure that every waiter would meet
+          waiting.clear();
+        } else if (!waiting.isEmpty() && hold == null && queueing == null) {
+          startQueueing(waiting.peekFirst().thread); // withdrawn for a waiter that gave up; others remain
+        }
+      } else {
+        hold = granted;
+        served = 0;
+        grant = nextGrant();
+      }
+    }
+    failed.forEach(w -> w.granted.completeExceptionally(error));
+    complete(grant);
+  }
+
+  /** The tenure to give the first live waiter, or the release of the hold if none is left. Under the monitor. */
+  private Grant nextGrant() {
+    LocalWaiter next;
+    while ((next = waiting.pollFirst()) != null) {
+      if (!next.granted.isDone()) {
+        inUse = true;
+        long token = hold.token() + served;
+        served++;
+        return new Grant(next, new Tenure(hold, token, this::onTenureEnd));
+      }
+    }
+    releaseHold();
+    return null;
+  }
+
+  private void onTenureEnd() {
+    Grant grant = null;
+    synchronized (this) {
+      inUse = false;
+      boolean passOn = !waiting.isEmpty() && served <= localHandOvers && hold.state() == LeaseState.HELD;
+      if (passOn) {
+        grant = nextGrant();
+      } else {
+        releaseHold();
+        if (!waiting.isEmpty() && queueing == null) {
+          startQueueing(waiting.peekFirst().thread);
+        }
+      }
+    }
+    complete(grant);
+  }
+
+  private void releaseHold() {
+    if (hold != null) {
+      hold.release();
+      hold = null;
+    }
+  }
+
+  /** Hands over outside the monitor; a waiter that gave up meanwhile ends the tenure at once. */
+  private void complete(Grant grant) {
+    if (grant != null && !grant.waiter.granted.complete(grant.tenure)) {
+      grant.tenure.exit();
+    }
+  }
+
+  private void withdraw(LocalWaiter waiter) {
+    Acquisition abandoned = null;
+    synchronized (this) {
+      waiting.remove(waiter);
+      if (waiting.isEmpty() && queueing != null && !inUse) {
+        abandoned = queueing;
+        queueing = null;
+      }
+    }
+    if (abandoned != null) {
+      abandoned.giveUp(new CancellationException("no thread of this client waits for " + mutex.path() + " any more"));
+    }
+  }
+
+  private record Grant(LocalWaiter waiter, Tenure tenure) {}
+}

@@ -1,0 +1,67 @@
+package dev.baton.internal.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The lock's Lua scripts (resources beside this class), sent by digest; a server that does not know
+ * a script (new, restarted, or its cache flushed) gets its text once more.
+ */
+enum LockScripts {
+  ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
+  RELEASE("release.lua", ScriptOutputType.INTEGER),
+  RENEW("renew.lua", ScriptOutputType.INTEGER),
+  WITHDRAW("withdraw.lua", ScriptOutputType.INTEGER),
+  WAITERS("waiters.lua", ScriptOutputType.MULTI);
+
+  private final String text;
+  private final String sha;
+  private final ScriptOutputType output;
+
+  LockScripts(String resource, ScriptOutputType output) {
+    this.text = read(resource);
+    this.sha = sha1(text);
+    this.output = output;
+  }
+
+  /** Runs the script with {@code keys} and {@code args}; the future fails as the command did. */
+  <T> CompletableFuture<T> run(RedisAsyncCommands<String, String> commands, String[] keys, String... args) {
+    CompletableFuture<T> bySha = commands.<T>evalsha(sha, output, keys, args).toCompletableFuture();
+    return bySha.exceptionallyCompose(error -> {
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (cause instanceof RedisNoScriptException) {
+        return commands.<T>eval(text, output, keys, args).toCompletableFuture();
+      }
+      return CompletableFuture.failedFuture(cause);
+    });
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = LockScripts.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("The script " + resource + " is missing from baton-redis's jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String sha1(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every JVM", e);
+    }
+  }
+}

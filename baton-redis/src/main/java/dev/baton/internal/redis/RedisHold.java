@@ -1,0 +1,270 @@
+package dev.baton.internal.redis;
+
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseListener;
+import dev.baton.lock.LeaseState;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lock this client holds in Redis, for one holder's {@link Tenure} or, with local hand-over, for
+ * several in turn. It renews the
+ * key's TTL every renewal period and judges the lease by what it hears back: a renewal that
+ * fails makes it {@code SUSPECT}, one that finds the key gone or someone else's makes it {@code
+ * LOST}, and so does reaching {@link #validUntilNanos()} (the start of the last renewal that
+ * succeeded, plus the TTL, less the drift margin) without another. The release deletes the key
+ * only if it still holds this holder's value.
+ */
+final class RedisHold {
+  private static final Logger log = LoggerFactory.getLogger(RedisHold.class);
+
+  private final RedisLockMutex mutex;
+  private final RedisSession session;
+  private final String ownerId;
+  private final String value;
+  private final long token;
+  private final long ttlNanos;
+  private final long validNanos;
+  private final List<Registered> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean renewing = new AtomicBoolean();
+  private LeaseState state = LeaseState.HELD; // guarded by this
+  private boolean released; // guarded by this
+  private volatile long lastRenewedAt;
+  private volatile ScheduledFuture<?> renewal;
+  private volatile ScheduledFuture<?> expiry;
+
+  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long grantedAt) {
+    this.mutex = mutex;
+    this.session = session;
+    this.ownerId = ownerId;
+    this.value = value;
+    this.token = token;
+    this.ttlNanos = session.settings().leaseTtl().toNanos();
+    this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
+    this.lastRenewedAt = grantedAt;
+  }
+
+  /** Starts renewing; the lease is HELD. */
+  void start() {
+    session.register(this);
+    long period = session.settings().renewEvery().toNanos();
+    try {
+      renewal = session.timer().scheduleWithFixedDelay(this::renew, period, period, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      release(); // the client closed while the grant was on its way
+      return;
+    }
+    scheduleExpiryCheck();
+  }
+
+  String path() {
+    return mutex.path();
+  }
+
+  long token() {
+    return token;
+  }
+
+  String ownerId() {
+    return ownerId;
+  }
+
+  synchronized LeaseState state() {
+    return state;
+  }
+
+  long validUntilNanos() {
+    return lastRenewedAt + validNanos;
+  }
+
+  Instant validUntil() {
+    synchronized (this) {
+      if (state == LeaseState.LOST || state == LeaseState.RELEASED) {
+        return Instant.now().minusNanos(1);
+      }
+    }
+    return Instant.now().plusNanos(validUntilNanos() - System.nanoTime());
+  }
+
+  /** Tells {@code listener} of every later change, until {@link #removeListener} is called with what this returns. */
+  Object addListener(Lease lease, LeaseListener listener, Executor executor) {
+    Registered registered = new Registered(lease, listener, executor);
+    listeners.add(registered);
+    return registered;
+  }
+
+  void removeListener(Object registration) {
+    listeners.remove(registration);
+  }
+
+  Executor defaultExecutor() {
+    return session.events();
+  }
+
+  /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */
+  void connectionLost() {
+    moveTo(LeaseState.SUSPECT, LeaseState.HELD);
+  }
+
+  /** The connection is back: renew now rather than at the next period. */
+  void renewSoon() {
+    session.schedule(this::renew, 0);
+  }
+
+  /** Releases the lock in Redis (if it still holds this owner's value); idempotent. */
+  CompletableFuture<Void> release() {
+    synchronized (this) {
+      if (released) {
+        return CompletableFuture.completedFuture(null);
+      }
+      released = true;
+    }
+    moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT);
+    stopTimers();
+    session.unregister(this);
+    // Sent for a lost lease too: the script deletes only a key that still holds our value.
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    sendRelease(done, 0);
+    return done;
+  }
+
+  /** As {@link #release()}, when the client closes. */
+  CompletableFuture<Void> releaseOnClose() {
+    return release();
+  }
+
+  private void sendRelease(CompletableFuture<Void> done, int attempt) {
+    mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId).whenComplete((released, error) -> {
+      if (error == null) {
+        done.complete(null);
+        return;
+      }
+      // Worth trying again while the key could still be ours; after that its TTL has freed it.
+      long left = lastRenewedAt + ttlNanos - System.nanoTime();
+      if (RedisErrors.isTransient(error) && left > 0 && !session.isClosed()) {
+        session.schedule(() -> sendRelease(done, attempt + 1), Math.min(1000, 50L << Math.min(attempt, 4)));
+      } else {
+        log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
+        done.complete(null);
+      }
+    });
+  }
+
+  private void renew() {
+    if (isFinal() || !renewing.compareAndSet(false, true)) {
+      return;
+    }
+    long startedAt = System.nanoTime();
+    mutex.scripts(LockScripts.RENEW, value, Long.toString(session.settings().leaseTtl().toMillis()),
+            mutex.keys().layoutArg(), ownerId)
+        .whenComplete((renewed, error) -> {
+          renewing.set(false);
+          if (error != null) {
+            log.debug("Renewing {} failed: {}", mutex.path(), error.toString());
+            moveTo(LeaseState.SUSPECT, LeaseState.HELD);
+            checkExpiry();
+          } else if (((Long) renewed) == 1L) {
+            lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+            if (System.nanoTime() - validUntilNanos() < 0) {
+              moveTo(LeaseState.HELD, LeaseState.SUSPECT);
+              scheduleExpiryCheck();
+            } else {
+              checkExpiry();
+            }
+          } else {
+            log.info("The lock {} was lost: its key expired or another owner holds it", mutex.path());
+            lose();
+          }
+        });
+  }
+
+  private void scheduleExpiryCheck() {
+    ScheduledFuture<?> previous = expiry;
+    if (previous != null) {
+      previous.cancel(false);
+    }
+    long delay = validUntilNanos() - System.nanoTime();
+    try {
+      expiry = session.timer().schedule(this::checkExpiry, Math.max(0, delay), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed: the close releases this hold
+    }
+  }
+
+  private void checkExpiry() {
+    if (!isFinal() && System.nanoTime() - validUntilNanos() >= 0) {
+      log.info("The lock {} is presumed lost: no renewal succeeded before its TTL ran out", mutex.path());
+      lose();
+    }
+  }
+
+  private void lose() {
+    if (moveTo(LeaseState.LOST, LeaseState.HELD, LeaseState.SUSPECT)) {
+      stopTimers();
+      session.unregister(this);
+    }
+  }
+
+  private boolean isFinal() {
+    LeaseState now = state();
+    return now == LeaseState.LOST || now == LeaseState.RELEASED;
+  }
+
+  private void stopTimers() {
+    ScheduledFuture<?> r = renewal;
+    if (r != null) {
+      r.cancel(false);
+    }
+    ScheduledFuture<?> e = expiry;
+    if (e != null) {
+      e.cancel(false);
+    }
+  }
+
+  /** Moves to {@code next} if the state is one of {@code from}, and tells the listeners. */
+  private boolean moveTo(LeaseState next, LeaseState... from) {
+    synchronized (this) {
+      boolean allowed = false;
+      for (LeaseState s : from) {
+        allowed |= state == s;
+      }
+      if (!allowed) {
+        return false;
+      }
+      state = next;
+    }
+    for (Registered registered : listeners) {
+      registered.tell(next);
+    }
+    return true;
+  }
+
+  @Override
+  public String toString() {
+    return mutex.path() + " owner " + ownerId + " token " + token + " " + state();
+  }
+
+  private record Registered(Lease lease, LeaseListener listener, Executor executor) {
+    void tell(LeaseState next) {
+      try {
+        executor.execute(() -> {
+          try {
+            listener.stateChanged(lease, next);
+          } catch (RuntimeException e) {
+            log.warn("A lease listener of {} threw", lease.path(), e);
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        log.debug("A lease listener of {} was not told of {}: its executor is shut down", lease.path(), next);
+      }
+    }
+  }
+}

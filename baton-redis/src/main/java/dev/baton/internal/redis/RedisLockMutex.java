@@ -1,0 +1,306 @@
+package dev.baton.internal.redis;
+
+import dev.baton.BatonInterruptedException;
+import dev.baton.SessionLostException;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import dev.baton.redis.LockNotReplicatedException;
+import dev.baton.redis.RedisLockLayout;
+import dev.baton.redis.RedisMutexOptions;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A {@link Mutex} on Redis: reentrant per thread in this client (the levels are counted here; Redis
+ * holds one key per holder), FIFO among Baton's waiters through the lock's queue in Redis.
+ */
+public final class RedisLockMutex implements Mutex {
+  /** Longer names are refused: the name travels in every command, in several keys. */
+  static final int MAX_NAME_BYTES = 1024;
+
+  private final RedisSession session;
+  private final String name;
+  private final RedisMutexOptions options;
+  private final LockKeys keys;
+  private final Map<Thread, Tenure> heldByThread = new ConcurrentHashMap<>();
+  private final LocalCohort cohort;
+
+  public RedisLockMutex(RedisSession session, String name, RedisMutexOptions options) {
+    this.session = session;
+    this.name = checkName(name);
+    this.options = Objects.requireNonNull(options, "options");
+    this.keys = new LockKeys(name, options.layout());
+    if (options.replicaAcks() > 0) {
+      session.replicatedCommands(); // connects now, on the caller's thread, not later on an I/O thread
+    }
+    if (options.localHandOvers() > 0) {
+      cohort = new LocalCohort(this, session, options.localHandOvers());
+      session.register(cohort);
+    } else {
+      cohort = null;
+    }
+  }
+
+  /** Tokens each grant reserves: one per holder it may serve. */
+  int tokensPerGrant() {
+    return options.localHandOvers() + 1;
+  }
+
+  static String checkName(String name) {
+    Objects.requireNonNull(name, "lock name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("lock name must not be empty");
+    }
+    int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_NAME_BYTES) {
+      throw new IllegalArgumentException("lock name '" + name.substring(0, 40) + "...' is " + bytes
+          + " bytes in UTF-8; at most " + MAX_NAME_BYTES + " are allowed");
+    }
+    return name;
+  }
+
+  @Override
+  public String path() {
+    return name;
+  }
+
+  LockKeys keys() {
+    return keys;
+  }
+
+  /** Runs {@code script} on this lock's keys, on the connection this lock's commands go through. */
+  <T> CompletableFuture<T> scripts(LockScripts script, String... args) {
+    return script.run(commands(), keys.all(), args);
+  }
+
+  private RedisAsyncCommands<String, String> commands() {
+    return options.replicaAcks() > 0 ? session.replicatedCommands() : session.commands();
+  }
+
+  /** Completes once {@code hold}'s grant is as safe as the options ask: acknowledged by the replicas. */
+  CompletableFuture<Void> confirm(RedisHold hold) {
+    int wanted = options.replicaAcks();
+    if (wanted == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Duration timeout = options.replicaTimeout();
+    return commands().waitForReplication(wanted, timeout.toMillis()).toCompletableFuture()
+        .thenAccept(acknowledged -> {
+          if (acknowledged < wanted) {
+            throw new LockNotReplicatedException(name, wanted, acknowledged, timeout);
+          }
+        });
+  }
+
+  @Override
+  public Lease acquire() {
+    return acquireBlocking(null, true).orElseThrow();
+  }
+
+  @Override
+  public Lease acquire(Duration timeout) {
+    checkTimeout(timeout);
+    return acquireBlocking(timeout, true).orElseThrow();
+  }
+
+  @Override
+  public Optional<Lease> tryAcquire(Duration timeout) {
+    checkTimeout(timeout);
+    return acquireBlocking(timeout, false);
+  }
+
+  @Override
+  public CompletableFuture<Lease> acquireAsync() {
+    return acquireAsync(null);
+  }
+
+  @Override
+  public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+    if (timeout != null) {
+      checkTimeout(timeout);
+    }
+    session.checkOpen();
+    CompletableFuture<Tenure> pending = queue(Thread.currentThread(), timeout);
+    CompletableFuture<Lease> leased = new CompletableFuture<>();
+    leased.whenComplete((lease, error) -> {
+      if (error instanceof CancellationException) {
+        pending.completeExceptionally(error);
+      }
+    });
+    pending.whenCompleteAsync((tenure, error) -> {
+      if (error != null) {
+        leased.completeExceptionally(RedisErrors.translate(error, session.address(), "acquiring " + name));
+        return;
+      }
+      Lease lease = tenure.newLease();
+      if (!leased.complete(lease)) {
+        lease.close(); // cancelled by the caller while the grant was on its way
+      }
+    }, session.events());
+    return leased;
+  }
+
+  /**
+   * Queues for a tenure, through the local cohort if there is one; {@code timeout == null} waits
+   * without limit. Completing the future exceptionally withdraws.
+   */
+  private CompletableFuture<Tenure> queue(Thread thread, Duration timeout) {
+    long timeoutNanos = timeout == null ? -1 : timeout.toNanos();
+    if (cohort != null) {
+      return cohort.acquire(thread, timeoutNanos, () -> new AcquireTimeoutException(name, timeout));
+    }
+    return tenureOf(new Acquisition(this, session, thread, true), timeoutNanos);
+  }
+
+  /**
+   * The tenure {@code acquisition} leads to ({@code null} for a try-once that found the lock taken);
+   * completing the future exceptionally withdraws, and a grant that comes too late is released.
+   */
+  private CompletableFuture<Tenure> tenureOf(Acquisition acquisition, long timeoutNanos) {
+    CompletableFuture<Tenure> tenure = new CompletableFuture<>();
+    tenure.whenComplete((t, error) -> {
+      if (error != null) {
+        acquisition.giveUp(error);
+      }
+    });
+    acquisition.start(timeoutNanos).whenComplete((hold, error) -> {
+      if (error != null) {
+        tenure.completeExceptionally(error);
+      } else if (!tenure.complete(hold == null ? null : new Tenure(hold, hold.token(), hold::release)) && hold != null) {
+        hold.release();
+      }
+    });
+    return tenure;
+  }
+
+  private Optional<Lease> acquireBlocking(Duration timeout, boolean timeoutThrows) {
+    session.checkOpen();
+    Thread thread = Thread.currentThread();
+    Tenure held = heldByThread.get(thread);
+    if (held != null && held.enter()) {
+      if (held.state() == LeaseState.LOST) {
+        held.exit();
+        throw new SessionLostException("The lock " + name + " held by thread '" + thread.getName()
+            + "' was lost (its key expired or was taken over in Redis); close its lease before acquiring again");
+      }
+      return Optional.of(held.newLease());
+    }
+    CompletableFuture<Tenure> pending;
+    if (timeout != null && timeout.isZero()) {
+      if (cohort != null && cohort.busy()) {
+        return timedOut(timeout, timeoutThrows); // a thread of this client holds or queues: it is ahead
+      }
+      pending = tryOnce(thread);
+    } else {
+      pending = queue(thread, timeout);
+    }
+    Tenure tenure;
+    try {
+      tenure = pending.get();
+    } catch (InterruptedException e) {
+      if (!pending.completeExceptionally(new CancellationException("interrupted"))) {
+        pending.join().exit();
+      }
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof AcquireTimeoutException) {
+        return timedOut(timeout, timeoutThrows);
+      }
+      throw RedisErrors.translate(e.getCause(), session.address(), "acquiring " + name);
+    }
+    if (tenure == null) {
+      return timedOut(timeout, timeoutThrows);
+    }
+    heldByThread.put(thread, tenure);
+    tenure.whenEnded(() -> heldByThread.remove(thread, tenure));
+    return Optional.of(tenure.newLease());
+  }
+
+  /** One attempt that does not queue; completes with {@code null} if the lock is taken. */
+  private CompletableFuture<Tenure> tryOnce(Thread thread) {
+    return tenureOf(new Acquisition(this, session, thread, false), -1);
+  }
+
+  private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {
+    if (!timeoutThrows) {
+      return Optional.empty();
+    }
+    throw new AcquireTimeoutException(name, timeout); // made here, so the trace shows the caller
+  }
+
+  @Override
+  public boolean isHeldByCurrentThread() {
+    Tenure held = heldByThread.get(Thread.currentThread());
+    return held != null && !held.ended();
+  }
+
+  @Override
+  public Optional<LockOwner> holder() {
+    if (keys.layout() == RedisLockLayout.REDISSON) {
+      List<String> fields = read(session.commands().hkeys(keys.lock()).toCompletableFuture(), "reading the holder of ");
+      if (fields.isEmpty()) {
+        return Optional.empty();
+      }
+      String record = read(session.commands().get(keys.holderRecord()).toCompletableFuture(), "reading the holder of ");
+      LockOwner recorded = record == null ? null : OwnerRecord.parse(record, Instant.EPOCH);
+      if (recorded != null && fields.contains(recorded.node())) {
+        return Optional.of(recorded);
+      }
+      return Optional.of(new LockOwner(fields.get(0), 0, "", 0, "", 0, Instant.EPOCH, false));
+    }
+    String value = read(session.commands().get(keys.lock()).toCompletableFuture(), "reading the holder of ");
+    return value == null ? Optional.empty() : Optional.of(OwnerRecord.parse(value, Instant.EPOCH));
+  }
+
+  @Override
+  public List<LockOwner> waiters() {
+    List<?> reply = read(LockScripts.WAITERS.run(session.commands(), keys.all()), "reading the waiters of ");
+    List<LockOwner> waiters = new ArrayList<>();
+    for (int i = 0; i + 1 < reply.size(); i += 2) {
+      Instant queuedAt = Instant.ofEpochMilli((long) Double.parseDouble(String.valueOf(reply.get(i + 1))));
+      waiters.add(OwnerRecord.parse(String.valueOf(reply.get(i)), queuedAt));
+    }
+    return waiters;
+  }
+
+  private <T> T read(CompletableFuture<T> reply, String what) {
+    session.checkOpen();
+    try {
+      return reply.get(session.settings().commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while " + what + name, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw RedisErrors.translate(e instanceof ExecutionException ? e.getCause() : e, session.address(), what + name);
+    }
+  }
+
+  private static void checkTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout must not be null");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisMutex[" + name + " on " + session.address() + ", " + options.layout() + "]";
+  }
+}

@@ -1,0 +1,20 @@
+package dev.baton.internal.redis;
+
+import java.time.Duration;
+
+/** A Redis client's settings, checked by the builder. */
+public record RedisSettings(
+    String uri, String user, char[] password, boolean tls, java.nio.file.Path trustStore,
+    String trustStorePassword, Duration connectTimeout,
+    Duration commandTimeout, Duration leaseTtl, Duration renewEvery, Duration waiterLease) {
+
+  /** What {@code validUntil()} keeps back for clocks running at different rates: 1% of the TTL plus 2 ms. */
+  public Duration driftMargin() {
+    return leaseTtl.dividedBy(100).plusMillis(2);
+  }
+
+  /** How often a waiter refreshes its place and looks again, if no release wakes it. */
+  public Duration recheckEvery() {
+    return waiterLease.dividedBy(3);
+  }
+}

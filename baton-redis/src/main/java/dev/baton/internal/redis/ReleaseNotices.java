@@ -1,0 +1,114 @@
+package dev.baton.internal.redis;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Release notices, on one pub/sub connection: a channel per lock that has waiters in this client,
+ * subscribed while it has any. A notice that names a waiter (the plain layout publishes the first
+ * in line) wakes that waiter if it is one of ours and nobody else; a notice that names none
+ * (Redisson's {@code 0}) wakes this client's first waiter of the lock, so each release costs one
+ * attempt per client, not one per waiter.
+ *
+ * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
+ * again soon costs no new subscription, and its next waiter, listening before its first attempt,
+ * needs no second attempt to close the gap between the two.
+ */
+final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
+  private final StatefulRedisPubSubConnection<String, String> connection;
+  private final Map<String, Listeners> channels = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer;
+  private final long lingerMillis;
+
+  ReleaseNotices(StatefulRedisPubSubConnection<String, String> connection, ScheduledExecutorService timer,
+      long lingerMillis) {
+    this.connection = connection;
+    this.timer = timer;
+    this.lingerMillis = lingerMillis;
+  }
+
+  /**
+   * Listens for {@code waiter} if {@code channel} is subscribed already, and says whether it did: a
+   * waiter that joins before its first attempt hears every release after it.
+   */
+  synchronized boolean joinIfSubscribed(String channel, Acquisition waiter) {
+    Listeners listeners = channels.get(channel);
+    if (listeners == null || !listeners.subscribed.isDone() || listeners.subscribed.isCompletedExceptionally()) {
+      return false;
+    }
+    join(channel, waiter);
+    return true;
+  }
+
+  /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
+  synchronized CompletableFuture<Void> join(String channel, Acquisition waiter) {
+    Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
+        connection.async().subscribe(c).toCompletableFuture()));
+    listeners.bySequence.put(waiter.sequence(), waiter);
+    listeners.byMember.put(waiter.member(), waiter);
+    listeners.lastUsed = System.nanoTime();
+    return listeners.subscribed;
+  }
+
+  synchronized void leave(String channel, Acquisition waiter) {
+    Listeners listeners = channels.get(channel);
+    if (listeners == null) {
+      return;
+    }
+    listeners.bySequence.remove(waiter.sequence(), waiter);
+    listeners.byMember.remove(waiter.member(), waiter);
+    listeners.lastUsed = System.nanoTime();
+    if (listeners.bySequence.isEmpty()) {
+      try {
+        timer.schedule(() -> unsubscribeIfIdle(channel), lingerMillis, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // the client is closing: its connection goes, and the subscription with it
+      }
+    }
+  }
+
+  private synchronized void unsubscribeIfIdle(String channel) {
+    Listeners listeners = channels.get(channel);
+    if (listeners != null && listeners.bySequence.isEmpty()
+        && System.nanoTime() - listeners.lastUsed >= TimeUnit.MILLISECONDS.toNanos(lingerMillis)) {
+      channels.remove(channel);
+      connection.async().unsubscribe(channel);
+    }
+  }
+
+  @Override
+  public void message(String channel, String message) {
+    Listeners listeners = channels.get(channel);
+    if (listeners == null) {
+      return;
+    }
+    Acquisition target;
+    if (message.startsWith("{")) {
+      target = listeners.byMember.get(message); // another client's waiter is first: not ours to wake
+    } else {
+      Map.Entry<Long, Acquisition> first = listeners.bySequence.firstEntry();
+      target = first == null ? null : first.getValue();
+    }
+    if (target != null) {
+      target.wake();
+    }
+  }
+
+  private static final class Listeners {
+    final CompletableFuture<Void> subscribed;
+    final ConcurrentSkipListMap<Long, Acquisition> bySequence = new ConcurrentSkipListMap<>();
+    final Map<String, Acquisition> byMember = new ConcurrentHashMap<>();
+    volatile long lastUsed;
+
+    Listeners(CompletableFuture<Void> subscribed) {
+      this.subscribed = subscribed;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.baton.internal.redis;
+
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseListener;
+import dev.baton.lock.LeaseState;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * One holder's time with a Redis lock: its fencing token and its reentrant levels. Without local
+ * hand-over a hold has one tenure; with it, a hold serves several in turn, each with the next
+ * token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED and
+ * hear nothing more.
+ */
+final class Tenure {
+  private final RedisHold hold;
+  private final long token;
+  private final Runnable onEnd;
+  private final List<Object> registrations = new ArrayList<>(); // guarded by this
+  private final List<Runnable> endActions = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private int levels = 1; // guarded by this
+
+  /** {@code onEnd} runs once, when the last level is closed. */
+  Tenure(RedisHold hold, long token, Runnable onEnd) {
+    this.hold = hold;
+    this.token = token;
+    this.onEnd = onEnd;
+  }
+
+  String path() {
+    return hold.path();
+  }
+
+  long token() {
+    return token;
+  }
+
+  RedisHold hold() {
+    return hold;
+  }
+
+  synchronized boolean ended() {
+    return levels == 0;
+  }
+
+  LeaseState state() {
+    return ended() ? LeaseState.RELEASED : hold.state();
+  }
+
+  Instant validUntil() {
+    return ended() ? Instant.now().minusNanos(1) : hold.validUntil();
+  }
+
+  /** One more reentrant level, unless the tenure has ended. */
+  synchronized boolean enter() {
+    if (levels == 0) {
+      return false;
+    }
+    levels++;
+    return true;
+  }
+
+  Lease newLease() {
+    return new RedisLease(this);
+  }
+
+  /** One level less; the last ends the tenure. */
+  void exit() {
+    List<Object> registered;
+    synchronized (this) {
+      if (levels == 0 || --levels > 0) {
+        return;
+      }
+      registered = List.copyOf(registrations);
+      registrations.clear();
+    }
+    registered.forEach(hold::removeListener);
+    onEnd.run();
+    endActions.forEach(Runnable::run);
+  }
+
+  /** Runs {@code action} when the tenure ends (not if it has ended already). */
+  void whenEnded(Runnable action) {
+    endActions.add(action);
+  }
+
+  void addListener(Lease lease, LeaseListener listener, Executor executor) {
+    synchronized (this) {
+      if (levels > 0) {
+        registrations.add(hold.addListener(lease, listener, executor == null ? hold.defaultExecutor() : executor));
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return hold + (token != hold.token() ? " (local token " + token + ")" : "");
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Baton on Redis: {@link dev.baton.redis.RedisBaton} gives the same {@link dev.baton.lock.Mutex}
+ * and {@link dev.baton.lock.Lease} as the ZooKeeper client, on a Redis server.
+ *
+ * <h2>What Redis cannot promise that ZooKeeper can</h2>
+ * <ul>
+ *   <li>A lease lives by its TTL, not by a session the server watches: a holder that crashes
+ *       keeps the lock until the TTL runs out (ZooKeeper frees it when the session expires, which
+ *       is the same kind of wait, but the session timeout is negotiated and watched by the
+ *       server; the TTL is a guess the client makes).</li>
+ *   <li>Redis replicates asynchronously: a master that fails before its replica got the grant
+ *       hands the lock to a second client after the failover. ZooKeeper commits a lock node on a
+ *       quorum before anyone is told it holds it. {@link dev.baton.redis.RedisMutexOptions#withReplicaAcks}
+ *       narrows that window without closing it.</li>
+ *   <li>Expiry is judged by the server's clock and the lease's validity by the client's: a clock
+ *       that jumps or runs fast on the server ends a lease early. {@code validUntil()} subtracts
+ *       a drift margin (1% of the TTL plus 2 ms) to cover rates, not jumps.</li>
+ *   <li>Fairness is among Baton clients: processes that lock by hand, or Redisson's {@code
+ *       RLock}, do not look at Baton's queue and may come first.</li>
+ * </ul>
+ * Fencing tokens ({@link dev.baton.lock.Lease#fencingToken()}) are what makes either backend safe
+ * for work that must not be done twice: check them where the work lands.
+ */
+package dev.baton.redis;

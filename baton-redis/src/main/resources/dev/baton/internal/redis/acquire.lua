@@ -1,0 +1,76 @@
+-- Grants the lock to ARGV[1] if it is free and nobody queues ahead; else queues it (mode 'queue').
+-- KEYS: 1 lock, 2 fencing counter (kept for good), 3 queue (member -> arrival order), 4 waiter deadlines,
+--       5 holder record (Redisson layout), 6 release channel
+-- ARGV: 1 member (the owner's JSON), 2 ttl ms, 3 'try' | 'queue', 4 waiter lease ms,
+--       5 'plain' | 'redisson', 6 owner id (the hash field in the Redisson layout), 7 tokens to
+--       reserve: a client that hands the lock between its threads gives each the next token
+-- Returns {1, token, value} when granted, else {0, the lock's pttl, the member's rank or -1}.
+redis.replicate_commands()
+local member, ttl, mode, layout, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6]
+local waiterLease = tonumber(ARGV[4])
+local prefix = string.sub(member, 1, -2) .. ',"token":'
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+-- An earlier attempt of this member may have been granted with its reply lost: it holds already.
+local mine
+if layout == 'redisson' then
+  if redis.call('HEXISTS', KEYS[1], id) == 1 then mine = redis.call('GET', KEYS[5]) end
+else
+  local current = redis.call('GET', KEYS[1])
+  if current and string.sub(current, 1, #prefix) == prefix then mine = current end
+end
+if mine then
+  return {1, tonumber(string.match(mine, '"token":(%d+)')), mine}
+end
+
+local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+for i = 1, #dead do
+  redis.call('ZREM', KEYS[3], dead[i])
+  redis.call('ZREM', KEYS[4], dead[i])
+end
+
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+  if head == nil or head == member then
+    -- The next token is the larger of the last one plus one and the server's clock in
+    -- microseconds: tokens keep growing even after a restart without persistence lost the counter.
+    local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    local token = math.max((tonumber(redis.call('GET', KEYS[2])) or 0) + 1, clock)
+    local tokenText = string.format('%.0f', token)
+    redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[7]) - 1))
+    local value = prefix .. tokenText .. ',"at":' .. string.format('%.0f', now) .. '}'
+    if layout == 'redisson' then
+      redis.call('HSET', KEYS[1], id, 1)
+      redis.call('PEXPIRE', KEYS[1], ttl)
+      redis.call('SET', KEYS[5], value, 'PX', ttl)
+    else
+      redis.call('SET', KEYS[1], value, 'PX', ttl)
+    end
+    if head then
+      redis.call('ZREM', KEYS[3], member)
+      redis.call('ZREM', KEYS[4], member)
+    end
+    return {1, token, value}
+  end
+  -- Free, with another first in line: it may have missed its wake-up, so send it again.
+  if mode == 'queue' then
+    redis.call('PUBLISH', KEYS[6], layout == 'redisson' and '0' or head)
+  end
+end
+
+local pttl = redis.call('PTTL', KEYS[1])
+local rank = -1
+if mode == 'queue' then
+  if not redis.call('ZSCORE', KEYS[3], member) then
+    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    local order = now
+    if last[2] and tonumber(last[2]) >= order then order = tonumber(last[2]) + 1 end
+    redis.call('ZADD', KEYS[3], string.format('%.0f', order), member)
+  end
+  redis.call('ZADD', KEYS[4], string.format('%.0f', now + waiterLease), member)
+  redis.call('PEXPIRE', KEYS[3], waiterLease)
+  redis.call('PEXPIRE', KEYS[4], waiterLease)
+  rank = redis.call('ZRANK', KEYS[3], member)
+end
+return {0, pttl, rank}

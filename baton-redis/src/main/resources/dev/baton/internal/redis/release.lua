@@ -1,0 +1,22 @@
+-- Releases the lock if ARGV's owner still holds it, and wakes the first in line.
+-- KEYS: as acquire.lua.  ARGV: 1 value (plain layout), 2 'plain' | 'redisson', 3 owner id
+-- Returns 1 if released, 0 if the lock was not (or no longer) this owner's.
+redis.replicate_commands()
+if ARGV[2] == 'redisson' then
+  if redis.call('HEXISTS', KEYS[1], ARGV[3]) == 0 then return 0 end
+  redis.call('DEL', KEYS[1], KEYS[5])
+  redis.call('PUBLISH', KEYS[6], '0')
+  return 1
+end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+for i = 1, #dead do
+  redis.call('ZREM', KEYS[3], dead[i])
+  redis.call('ZREM', KEYS[4], dead[i])
+end
+local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if head then redis.call('PUBLISH', KEYS[6], head) end
+return 1

@@ -1,0 +1,174 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.ConnectionException;
+import dev.baton.lock.FencedResource;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.StaleTokenException;
+import dev.baton.testkit.FaultProxy;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class RedisFaultTest extends RedisTestSupport {
+
+  @Test
+  void unreachableServer_atConnect_failsNamingTheAddress() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String uri = "redis://127.0.0.1:" + closedPort;
+    assertThatThrownBy(() -> RedisBaton.builder().uri(uri).connectTimeout(Duration.ofSeconds(2)).build())
+        .isInstanceOf(ConnectionException.class)
+        .hasMessageContaining("127.0.0.1:" + closedPort)
+        .hasMessageContaining("2000 ms");
+  }
+
+  @Test
+  void badSettingsAndNames_areRefused_namingTheArgument() {
+    assertThatThrownBy(() -> RedisBaton.builder().uri(redis.uri()).leaseTtl(Duration.ofSeconds(1))
+        .renewEvery(Duration.ofMillis(600)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("leaseTtl (1000 ms)").hasMessageContaining("renewEvery (600 ms)");
+    assertThatThrownBy(() -> RedisBaton.builder().leaseTtl(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTtl must be positive");
+    assertThatThrownBy(() -> RedisBaton.builder().leaseTtl(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTtl");
+    assertThatThrownBy(() -> RedisBaton.connect("http://[oops"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http://[oops");
+    assertThatThrownBy(() -> RedisBaton.builder().build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri is required");
+
+    RedisBaton baton = client();
+    assertThatThrownBy(() -> baton.mutex("")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lock name must not be empty");
+    assertThatThrownBy(() -> baton.mutex("n".repeat(2000))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("2000 bytes").hasMessageContaining("1024");
+    assertThatThrownBy(() -> baton.mutex("ok").acquire(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout must not be negative");
+    assertThatThrownBy(() -> new RedisMutexOptions(RedisLockLayout.PLAIN, -1, Duration.ofSeconds(1), 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replicaAcks");
+  }
+
+  @Test
+  void aKeyOfAnotherKind_underTheLocksName_isReportedAsSuch() {
+    raw().hset("mixed", "field", "1");
+    Mutex mutex = client().mutex("mixed");
+    assertThatThrownBy(() -> mutex.acquire(Duration.ofSeconds(1)))
+        .hasMessageContaining("WRONGTYPE").hasMessageContaining("RedisLockLayout");
+  }
+
+  @Test
+  void redisRestartedWhileHeld_losesTheLease_neverSilentlyHeld_andTokensStillGrow() {
+    RedisBaton baton = client();
+    Mutex mutex = baton.mutex("restart");
+    Lease lease = mutex.acquire();
+    List<LeaseState> seen = new CopyOnWriteArrayList<>();
+    lease.addListener((l, state) -> seen.add(state));
+
+    redis.restart(); // empty: the lock key and the fencing counter are gone
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> lease.state() == LeaseState.LOST);
+    await().until(() -> seen.contains(LeaseState.LOST));
+    assertThat(seen.subList(seen.indexOf(LeaseState.LOST), seen.size())).containsOnly(LeaseState.LOST);
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.validUntil()).isBefore(java.time.Instant.now());
+
+    Mutex other = client().mutex("restart");
+    try (Lease next = other.acquire(Duration.ofSeconds(10))) {
+      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+    }
+    lease.close();
+  }
+
+  @Test
+  void aClientCutOff_losesItsLease_theLockExpires_andTheNextHolderGetsALargerToken() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    Lease lease = cutOff.mutex("cut").acquire();
+    List<LeaseState> seen = new CopyOnWriteArrayList<>();
+    lease.addListener((l, state) -> seen.add(state));
+
+    proxy.cut();
+
+    await().until(() -> seen.contains(LeaseState.SUSPECT));
+    await().atMost(Duration.ofSeconds(10)).until(() -> lease.state() == LeaseState.LOST);
+    assertThat(seen).containsSubsequence(LeaseState.SUSPECT, LeaseState.LOST);
+    Lease next = client().mutex("cut").acquire(Duration.ofSeconds(10));
+    assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+    next.close();
+  }
+
+  @Test
+  void aStalledHolder_whoseTtlRanOut_cannotReleaseTheNextHolder_andItsWriteIsFencedOff() {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton stalled = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    FencedResource<List<String>> ledger = new FencedResource<>("ledger", new ArrayList<>());
+
+    Lease a = stalled.mutex("ledger").acquire();
+    ledger.write(a.fencingToken(), rows -> rows.add("a-1"));
+    proxy.cut(); // A stalls: no renewal reaches Redis, its key expires
+    Lease b = client().mutex("ledger").acquire(Duration.ofSeconds(10));
+    ledger.write(b.fencingToken(), rows -> rows.add("b-1"));
+
+    proxy.restore(); // A wakes up, writes and releases
+    assertThatThrownBy(() -> ledger.write(a.fencingToken(), rows -> rows.add("a-2")))
+        .isInstanceOf(StaleTokenException.class);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.state() == LeaseState.LOST);
+    a.close();
+
+    Mutex observer = client().mutex("ledger");
+    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+        .until(() -> observer.holder().map(h -> h.fencingToken() == b.fencingToken()).orElse(false));
+    assertThat(b.state()).isEqualTo(LeaseState.HELD);
+    List<String> rows = ledger.read(List::copyOf);
+    assertThat(rows).containsExactly("a-1", "b-1");
+    b.close();
+  }
+
+  @Test
+  void aKilledClientsLock_expiresAfterItsTtl_andTheNextHolderGetsALargerToken() throws Exception {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Process holder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+        LockHolderMain.class.getName(), redis.uri(), "killed", "1500").redirectErrorStream(true).start();
+    try {
+      BufferedReader lines = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      while ((line = lines.readLine()) != null && !line.startsWith("HELD ")) {
+        // the child's log lines
+      }
+      assertThat(line).as("the child process took the lock").isNotNull();
+      long childToken = Long.parseLong(line.substring("HELD ".length()).trim());
+      Mutex mutex = client().mutex("killed");
+      assertThat(mutex.tryAcquire(Duration.ZERO)).isEmpty();
+
+      holder.destroyForcibly(); // SIGKILL: no release, no last renewal
+      holder.waitFor(10, TimeUnit.SECONDS);
+
+      try (Lease next = mutex.acquire(Duration.ofSeconds(10))) {
+        assertThat(next.fencingToken()).isGreaterThan(childToken);
+      }
+    } finally {
+      holder.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,255 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.ClientClosedException;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import dev.baton.testkit.MutualExclusionChecker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class RedisMutexTest extends RedisTestSupport {
+
+  @Test
+  void acquire_setsTheKeyWithATtl_andCloseDeletesIt() {
+    Mutex mutex = client().mutex("orders");
+    Lease lease = mutex.acquire(Duration.ofSeconds(5));
+
+    assertThat(lease.state()).isEqualTo(LeaseState.HELD);
+    assertThat(lease.path()).isEqualTo("orders");
+    assertThat(raw().get("orders")).contains("\"token\":" + lease.fencingToken());
+    assertThat(raw().pttl("orders")).isBetween(1L, 1500L);
+    assertThat(lease.validUntil()).isAfter(java.time.Instant.now());
+
+    lease.close();
+    lease.close(); // idempotent
+
+    assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
+    await().until(() -> raw().exists("orders") == 0);
+  }
+
+  @Test
+  void fencingTokens_growFromHolderToHolder_acrossClients_andSurviveTheKeysExpiry() {
+    Mutex a = client().mutex("stock");
+    Mutex b = client().mutex("stock");
+    long first;
+    try (Lease lease = a.acquire()) {
+      first = lease.fencingToken();
+    }
+    long second;
+    try (Lease lease = b.acquire()) {
+      second = lease.fencingToken();
+    }
+    assertThat(second).isGreaterThan(first);
+    assertThat(raw().get("baton_lock_token:{stock}")).isEqualTo(Long.toString(second));
+    assertThat(raw().ttl("baton_lock_token:{stock}")).isEqualTo(-1L); // kept for good
+  }
+
+  @Test
+  void holder_namesHostPidThreadAndToken_andWaitersAreListedInOrder() throws Exception {
+    Mutex mutex = client().mutex("report");
+    Lease lease = mutex.acquire();
+    Optional<LockOwner> holder = mutex.holder();
+    assertThat(holder).isPresent();
+    assertThat(holder.get().pid()).isEqualTo(ProcessHandle.current().pid());
+    assertThat(holder.get().thread()).isEqualTo(Thread.currentThread().getName());
+    assertThat(holder.get().fencingToken()).isEqualTo(lease.fencingToken());
+    assertThat(holder.get().host()).isNotEmpty();
+
+    Mutex second = client().mutex("report");
+    Mutex third = client().mutex("report");
+    CompletableFuture<Lease> w1 = second.acquireAsync();
+    await().until(() -> mutex.waiters().size() == 1);
+    CompletableFuture<Lease> w2 = third.acquireAsync();
+    await().until(() -> mutex.waiters().size() == 2);
+    List<LockOwner> waiters = mutex.waiters();
+    assertThat(waiters.get(0).queuedAt()).isBeforeOrEqualTo(waiters.get(1).queuedAt());
+
+    lease.close();
+    Lease l1 = w1.get(5, TimeUnit.SECONDS);
+    assertThat(w2).isNotDone();
+    assertThat(mutex.holder().orElseThrow().node()).isEqualTo(waiters.get(0).node());
+    l1.close();
+    w2.get(5, TimeUnit.SECONDS).close();
+    await().until(() -> mutex.holder().isEmpty() && mutex.waiters().isEmpty());
+  }
+
+  @Test
+  void reentrantPerThread_andReleasedWhenEveryLevelIsClosed_evenFromAnotherThread() throws Exception {
+    Mutex mutex = client().mutex("reentrant");
+    Lease outer = mutex.acquire();
+    Lease inner = mutex.acquire(Duration.ZERO);
+    assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+    assertThat(mutex.isHeldByCurrentThread()).isTrue();
+
+    Mutex other = client().mutex("reentrant");
+    inner.close();
+    assertThat(other.tryAcquire(Duration.ZERO)).isEmpty();
+
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      pool.submit(outer::close).get(5, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdown();
+    }
+    assertThat(mutex.isHeldByCurrentThread()).isFalse();
+    try (Lease next = other.acquire(Duration.ofSeconds(5))) {
+      assertThat(next.fencingToken()).isGreaterThan(outer.fencingToken());
+    }
+  }
+
+  @Test
+  void tryOnce_doesNotQueue_andTimedAcquire_givesUpAndLeavesTheQueue() {
+    Mutex holder = client().mutex("busy");
+    Mutex other = client().mutex("busy");
+    try (Lease lease = holder.acquire()) {
+      assertThat(other.tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(holder.waiters()).isEmpty();
+
+      assertThatThrownBy(() -> other.acquire(Duration.ofMillis(300)))
+          .isInstanceOf(AcquireTimeoutException.class)
+          .hasMessageContaining("busy");
+      await().until(() -> holder.waiters().isEmpty());
+      assertThat(other.tryAcquire(Duration.ofMillis(200))).isEmpty();
+    }
+    await().until(() -> raw().exists("baton_lock_queue:{busy}") == 0);
+  }
+
+  @Test
+  void asyncAcquire_needsNoThread_andCancellingItLeavesTheQueue() throws Exception {
+    Mutex mutex = client().mutex("async");
+    Lease held = mutex.acquire();
+    CompletableFuture<Lease> cancelled = mutex.acquireAsync();
+    CompletableFuture<Lease> kept = client().mutex("async").acquireAsync(Duration.ofSeconds(10));
+    await().until(() -> mutex.waiters().size() == 2);
+
+    cancelled.cancel(false);
+    await().until(() -> mutex.waiters().size() == 1);
+    held.close();
+
+    Lease next = kept.get(5, TimeUnit.SECONDS);
+    assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    next.close();
+  }
+
+  @Test
+  void waitersAreServedFirstComeFirstServed() throws Exception {
+    Mutex first = client().mutex("fifo");
+    Lease held = first.acquire();
+    List<String> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      String name = "waiter-" + i;
+      Mutex mutex = client().mutex("fifo");
+      done.add(mutex.acquireAsync().thenAccept(lease -> {
+        order.add(name);
+        lease.close();
+      }));
+      int queued = i + 1;
+      await().until(() -> first.waiters().size() == queued);
+    }
+    held.close();
+    CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+    assertThat(order).containsExactly("waiter-0", "waiter-1", "waiter-2", "waiter-3", "waiter-4");
+  }
+
+  @Test
+  void mutualExclusion_underContention_ofThreeClientsWithThreeThreadsEach() throws Exception {
+    MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
+    AtomicInteger counter = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(9);
+    List<Future<?>> workers = new ArrayList<>();
+    try {
+      for (int c = 0; c < 3; c++) {
+        RedisBaton baton = client();
+        Mutex mutex = baton.mutex("contended");
+        String clientName = "client-" + c;
+        for (int t = 0; t < 3; t++) {
+          workers.add(pool.submit(() -> {
+            for (int i = 0; i < 30; i++) {
+              try (Lease lease = mutex.acquire(Duration.ofSeconds(30));
+                   MutualExclusionChecker.Section section = checker.enter(clientName, lease.fencingToken())) {
+                lease.addListener((l, state) -> {
+                  if (!state.isValid()) {
+                    section.lost();
+                  }
+                });
+                int seen = counter.get();
+                Thread.yield();
+                counter.set(seen + 1);
+              }
+            }
+            return null;
+          }));
+        }
+      }
+      for (Future<?> worker : workers) {
+        worker.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    checker.assertNoViolations();
+    assertThat(counter.get()).isEqualTo(9 * 30);
+    assertThat(checker.sectionCount()).isEqualTo(9 * 30);
+  }
+
+  @Test
+  void closingTheClient_releasesItsLocks_andFailsItsWaiters() throws Exception {
+    RedisBaton closing = client();
+    Lease held = closing.mutex("closing").acquire();
+    RedisBaton other = client();
+    Lease otherHeld = other.mutex("other").acquire();
+    CompletableFuture<Lease> waiting = closing.mutex("other").acquireAsync();
+    await().until(() -> other.mutex("other").waiters().size() == 1);
+
+    closing.close();
+    closing.close(); // idempotent
+
+    assertThat(held.state()).isEqualTo(LeaseState.RELEASED);
+    assertThat(raw().exists("closing")).isZero();
+    assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(ClientClosedException.class);
+    assertThatThrownBy(() -> closing.mutex("x")).isInstanceOf(ClientClosedException.class);
+    await().until(() -> other.mutex("other").waiters().isEmpty());
+    otherHeld.close();
+  }
+
+  @Test
+  void aLongHold_isRenewed_pastItsTtl() {
+    Mutex mutex = client().mutex("long");
+    Lease lease = mutex.acquire();
+    long firstTtlEnd = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+    await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - firstTtlEnd > Duration.ofSeconds(1).toNanos());
+    assertThat(lease.state()).isEqualTo(LeaseState.HELD);
+    assertThat(raw().get("long")).contains("\"token\":" + lease.fencingToken());
+    lease.close();
+  }
+
+  @Test
+  void aRelease_wakesTheFirstWaiter_throughTheChannel_withoutWaitingForARecheck() throws Exception {
+    // 30 s TTL and waiter lease: the waiter's own re-check comes after 10 s at the earliest.
+    RedisBaton holderClient = client(RedisBaton.builder().uri(redis.uri()).waiterLease(Duration.ofSeconds(30)));
+    RedisBaton waiterClient = client(RedisBaton.builder().uri(redis.uri()).waiterLease(Duration.ofSeconds(30)));
+    Lease held = holderClient.mutex("wake").acquire();
+    CompletableFuture<Lease> waiting = waiterClient.mutex("wake").acquireAsync();
+    await().until(() -> waiterClient.mutex("wake").waiters().size() == 1);
+    held.close();
+    waiting.get(5, TimeUnit.SECONDS).close();
+  }
+}
