@@ -46,6 +46,7 @@ public final class EmbeddedRedis implements AutoCloseable {
   private final List<String> extraArgs;
   private final Path sentinelConfig;
   private volatile Process process;
+  private Path workDirectory;
 
   private EmbeddedRedis(int port, List<String> extraArgs, Path sentinelConfig) {
     this.port = port;
@@ -166,6 +167,19 @@ public final class EmbeddedRedis implements AutoCloseable {
   @Override
   public void close() {
     kill();
+    deleteWorkDirectory();
+  }
+
+  private synchronized void deleteWorkDirectory() {
+    if (workDirectory == null) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> files = Files.walk(workDirectory)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+    } catch (IOException e) {
+      // Only temporary files are left behind; the server is already gone.
+    }
+    workDirectory = null;
   }
 
   private void launch() {
@@ -177,8 +191,11 @@ public final class EmbeddedRedis implements AutoCloseable {
       command.addAll(List.of(sentinelConfig.toString(), "--sentinel"));
       readyLine = "+monitor master";
     } else {
+      // A replica's full sync makes the master write an RDB file even with saving off; it goes to a
+      // directory of this server's own, never into the caller's working directory.
       command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "",
-          "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no"));
+          "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no",
+          "--dir", workDirectory().toString()));
     }
     command.addAll(extraArgs);
     Process started;
@@ -207,6 +224,18 @@ public final class EmbeddedRedis implements AutoCloseable {
     }
     process = started;
     Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly));
+  }
+
+  private synchronized Path workDirectory() {
+    if (workDirectory == null) {
+      try {
+        workDirectory = Files.createTempDirectory("baton-redis-" + port + "-");
+      } catch (IOException e) {
+        throw new UncheckedIOException("Could not make a working directory for redis-server", e);
+      }
+      workDirectory.toFile().deleteOnExit();
+    }
+    return workDirectory;
   }
 
   private static void readOutput(InputStream in, StringBuilder output, CompletableFuture<Void> ready, String marker) {

@@ -11,6 +11,7 @@ import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,31 +27,14 @@ class LocalHandOverTest extends RedisTestSupport {
   @Test
   void mutualExclusion_andGrowingTokens_acrossLocalAndRemoteHandOvers() throws Exception {
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    List<Future<?>> workers = new ArrayList<>();
-    try {
-      for (int c = 0; c < 2; c++) {
-        Mutex mutex = client().mutex("cohort", COHORT);
-        String clientName = "client-" + c;
-        for (int t = 0; t < 4; t++) {
-          workers.add(pool.submit(() -> {
-            for (int i = 0; i < 40; i++) {
-              try (Lease lease = mutex.acquire(Duration.ofSeconds(60));
-                   MutualExclusionChecker.Section section = checker.enter(clientName, lease.fencingToken())) {
-                assertThat(lease.state()).isEqualTo(LeaseState.HELD);
-                Thread.yield();
-              }
-            }
-            return null;
-          }));
-        }
+    List<Callable<Void>> workers = new ArrayList<>();
+    for (int c = 0; c < 2; c++) {
+      Mutex mutex = client().mutex("cohort", COHORT);
+      for (int t = 0; t < 4; t++) {
+        workers.add(Workers.batonLoop(mutex, checker, "client-" + c, 40));
       }
-      for (Future<?> worker : workers) {
-        worker.get(3, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
     }
+    Workers.runAll(workers);
     checker.assertNoViolations();
     assertThat(checker.sectionCount()).isEqualTo(2 * 4 * 40);
   }

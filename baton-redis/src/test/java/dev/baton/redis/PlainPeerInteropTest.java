@@ -14,10 +14,8 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -93,43 +91,26 @@ class PlainPeerInteropTest extends RedisTestSupport {
   void mutualExclusion_betweenHandWrittenAndBatonClients_onOneKey() throws Exception {
     // The hand-written side has no tokens, so only overlap is checked.
     MutualExclusionChecker checker = MutualExclusionChecker.withCapacity(1);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    List<Future<?>> workers = new ArrayList<>();
-    try {
-      for (int i = 0; i < 2; i++) {
-        HandWrittenLock peer = closeAfter(new HandWrittenLock("peer-" + i));
-        String name = "hand-" + i;
-        workers.add(pool.submit(() -> {
-          for (int n = 0; n < 40; n++) {
-            while (!peer.tryLock("shared")) {
-              LockSupport.parkNanos(200_000); // the peer's own retry loop, as written by hand
-            }
-            try (MutualExclusionChecker.Section section = checker.enter(name, 0)) {
-              Thread.yield();
-            } finally {
-              peer.unlock("shared");
-            }
+    List<Callable<Void>> workers = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      HandWrittenLock peer = closeAfter(new HandWrittenLock("peer-" + i));
+      String name = "hand-" + i;
+      workers.add(() -> {
+        for (int n = 0; n < 40; n++) {
+          while (!peer.tryLock("shared")) {
+            LockSupport.parkNanos(200_000); // the peer's own retry loop, as written by hand
           }
-          return null;
-        }));
-        Mutex mutex = client().mutex("shared");
-        String batonName = "baton-" + i;
-        workers.add(pool.submit(() -> {
-          for (int n = 0; n < 40; n++) {
-            try (Lease lease = mutex.acquire(Duration.ofSeconds(60));
-                 MutualExclusionChecker.Section section = checker.enter(batonName, lease.fencingToken())) {
-              Thread.yield();
-            }
+          try (MutualExclusionChecker.Section section = checker.enter(name, 0)) {
+            Thread.yield();
+          } finally {
+            peer.unlock("shared");
           }
-          return null;
-        }));
-      }
-      for (Future<?> worker : workers) {
-        worker.get(3, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
+        }
+        return null;
+      });
+      workers.add(Workers.batonLoop(client().mutex("shared"), checker, "baton-" + i, 40));
     }
+    Workers.runAll(workers);
     checker.assertNoViolations();
     assertThat(checker.sectionCount()).isEqualTo(160);
   }

@@ -15,13 +15,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class RedisMutexTest extends RedisTestSupport {
@@ -172,41 +171,15 @@ class RedisMutexTest extends RedisTestSupport {
   @Test
   void mutualExclusion_underContention_ofThreeClientsWithThreeThreadsEach() throws Exception {
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
-    AtomicInteger counter = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(9);
-    List<Future<?>> workers = new ArrayList<>();
-    try {
-      for (int c = 0; c < 3; c++) {
-        RedisBaton baton = client();
-        Mutex mutex = baton.mutex("contended");
-        String clientName = "client-" + c;
-        for (int t = 0; t < 3; t++) {
-          workers.add(pool.submit(() -> {
-            for (int i = 0; i < 30; i++) {
-              try (Lease lease = mutex.acquire(Duration.ofSeconds(30));
-                   MutualExclusionChecker.Section section = checker.enter(clientName, lease.fencingToken())) {
-                lease.addListener((l, state) -> {
-                  if (!state.isValid()) {
-                    section.lost();
-                  }
-                });
-                int seen = counter.get();
-                Thread.yield();
-                counter.set(seen + 1);
-              }
-            }
-            return null;
-          }));
-        }
+    List<Callable<Void>> workers = new ArrayList<>();
+    for (int c = 0; c < 3; c++) {
+      Mutex mutex = client().mutex("contended");
+      for (int t = 0; t < 3; t++) {
+        workers.add(Workers.batonLoop(mutex, checker, "client-" + c, 30));
       }
-      for (Future<?> worker : workers) {
-        worker.get(2, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
     }
+    Workers.runAll(workers);
     checker.assertNoViolations();
-    assertThat(counter.get()).isEqualTo(9 * 30);
     assertThat(checker.sectionCount()).isEqualTo(9 * 30);
   }
 

@@ -10,6 +10,7 @@ import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -121,41 +122,24 @@ class RedissonInteropTest extends RedisTestSupport {
   @Test
   void mutualExclusion_andGrowingTokens_betweenRedissonAndBatonClients() throws Exception {
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    List<Future<?>> workers = new ArrayList<>();
-    try {
-      for (int i = 0; i < 2; i++) {
-        RFencedLock fenced = redisson.getFencedLock("mixed");
-        String redissonName = "redisson-" + i;
-        workers.add(pool.submit(() -> {
-          for (int n = 0; n < 30; n++) {
-            Long token = fenced.lockAndGetToken();
-            try (MutualExclusionChecker.Section section = checker.enter(redissonName, token)) {
-              Thread.yield();
-            } finally {
-              fenced.unlock();
-            }
+    List<Callable<Void>> workers = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      RFencedLock fenced = redisson.getFencedLock("mixed");
+      String redissonName = "redisson-" + i;
+      workers.add(() -> {
+        for (int n = 0; n < 30; n++) {
+          Long token = fenced.lockAndGetToken();
+          try (MutualExclusionChecker.Section section = checker.enter(redissonName, token)) {
+            Thread.yield();
+          } finally {
+            fenced.unlock();
           }
-          return null;
-        }));
-        Mutex mutex = client().mutex("mixed", REDISSON);
-        String batonName = "baton-" + i;
-        workers.add(pool.submit(() -> {
-          for (int n = 0; n < 30; n++) {
-            try (Lease lease = mutex.acquire(Duration.ofSeconds(60));
-                 MutualExclusionChecker.Section section = checker.enter(batonName, lease.fencingToken())) {
-              Thread.yield();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> worker : workers) {
-        worker.get(3, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
+        }
+        return null;
+      });
+      workers.add(Workers.batonLoop(client().mutex("mixed", REDISSON), checker, "baton-" + i, 30));
     }
+    Workers.runAll(workers);
     checker.assertNoViolations();
     assertThat(checker.sectionCount()).isEqualTo(120);
   }

@@ -1,5 +1,6 @@
 package dev.baton.internal.engine;
 
+import dev.baton.internal.lease.Holding;
 import dev.baton.ConnectionState;
 import dev.baton.ZkPaths;
 import dev.baton.internal.session.Nodes;
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bound) makes it LOST for good; a lost node that is still there because the session came back
  * after all is deleted at once, so it does not block others.
  */
-public final class HeldLock implements SessionObserver {
+public final class HeldLock implements SessionObserver, Holding {
   /** What Curator's {@code Revoker} writes to a lock node to ask its holder to let go. */
   public static final byte[] REVOCATION_REQUEST = "__REVOKE__".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 

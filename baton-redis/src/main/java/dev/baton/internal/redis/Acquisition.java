@@ -180,6 +180,10 @@ final class Acquisition {
     if (result.isDone() || session.isClosed()) {
       return;
     }
+    ScheduledFuture<?> previous = recheck;
+    if (previous != null) {
+      previous.cancel(false); // one timer per waiter, however many wake-ups came between
+    }
     try {
       recheck = session.timer().schedule(this::attempt, delayMillis, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -1,5 +1,7 @@
 package dev.baton.internal.redis;
 
+import dev.baton.internal.lease.Holding;
+import dev.baton.internal.lease.LeaseLevel;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -14,7 +16,7 @@ import java.util.concurrent.Executor;
  * token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED and
  * hear nothing more.
  */
-final class Tenure {
+final class Tenure implements Holding {
   private final RedisHold hold;
   private final long token;
   private final Runnable onEnd;
@@ -29,11 +31,13 @@ final class Tenure {
     this.onEnd = onEnd;
   }
 
-  String path() {
+  @Override
+  public String path() {
     return hold.path();
   }
 
-  long token() {
+  @Override
+  public long token() {
     return token;
   }
 
@@ -45,11 +49,13 @@ final class Tenure {
     return levels == 0;
   }
 
-  LeaseState state() {
+  @Override
+  public LeaseState state() {
     return ended() ? LeaseState.RELEASED : hold.state();
   }
 
-  Instant validUntil() {
+  @Override
+  public Instant validUntil() {
     return ended() ? Instant.now().minusNanos(1) : hold.validUntil();
   }
 
@@ -63,11 +69,12 @@ final class Tenure {
   }
 
   Lease newLease() {
-    return new RedisLease(this);
+    return new LeaseLevel(this);
   }
 
   /** One level less; the last ends the tenure. */
-  void exit() {
+  @Override
+  public void exit() {
     List<Object> registered;
     synchronized (this) {
       if (levels == 0 || --levels > 0) {
@@ -86,12 +93,18 @@ final class Tenure {
     endActions.add(action);
   }
 
-  void addListener(Lease lease, LeaseListener listener, Executor executor) {
+  @Override
+  public void addListener(Lease lease, LeaseListener listener, Executor executor) {
     synchronized (this) {
       if (levels > 0) {
-        registrations.add(hold.addListener(lease, listener, executor == null ? hold.defaultExecutor() : executor));
+        registrations.add(hold.addListener(lease, listener, executor));
       }
     }
+  }
+
+  @Override
+  public Executor defaultExecutor() {
+    return hold.defaultExecutor();
   }
 
   @Override

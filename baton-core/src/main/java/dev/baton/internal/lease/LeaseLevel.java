@@ -1,4 +1,4 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.lease;
 
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
@@ -8,28 +8,39 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** One level of a held Redis lock, as handed to the caller; closing it is idempotent. */
-final class RedisLease implements Lease {
-  private final Tenure tenure;
+/**
+ * One level of a held lock, as handed to the caller: it reads as its {@link Holding} until it is
+ * closed, then as released. Closing is idempotent and gives up exactly one level.
+ */
+public class LeaseLevel implements Lease {
+  private final Holding holding;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  RedisLease(Tenure tenure) {
-    this.tenure = tenure;
+  public LeaseLevel(Holding holding) {
+    this.holding = Objects.requireNonNull(holding, "holding");
+  }
+
+  protected Holding holding() {
+    return holding;
+  }
+
+  protected boolean isClosed() {
+    return closed.get();
   }
 
   @Override
   public String path() {
-    return tenure.path();
+    return holding.path();
   }
 
   @Override
   public long fencingToken() {
-    return tenure.token();
+    return holding.token();
   }
 
   @Override
   public LeaseState state() {
-    return closed.get() ? LeaseState.RELEASED : tenure.state();
+    return closed.get() ? LeaseState.RELEASED : holding.state();
   }
 
   @Override
@@ -39,7 +50,7 @@ final class RedisLease implements Lease {
 
   @Override
   public Instant validUntil() {
-    return closed.get() ? Instant.now().minusNanos(1) : tenure.validUntil();
+    return closed.get() ? Instant.now().minusNanos(1) : holding.validUntil();
   }
 
   @Override
@@ -50,18 +61,18 @@ final class RedisLease implements Lease {
   @Override
   public void addListener(LeaseListener listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
-    tenure.addListener(this, listener, executor);
+    holding.addListener(this, listener, executor == null ? holding.defaultExecutor() : executor);
   }
 
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      tenure.exit();
+      holding.exit();
     }
   }
 
   @Override
   public String toString() {
-    return "Lease[redis " + tenure + "]";
+    return "Lease[" + holding + "]";
   }
 }
