@@ -17,7 +17,7 @@ final class Buyer implements Runnable {
   private final SaleMode mode;
   private final Mutex mutex; // lock mode only
   private final Counter counter; // cas mode only
-  private final StockClient stock;
+  private final StockStore stock;
   private final String stockPath;
   private final SaleLedger ledger;
   private final long workNanos;
@@ -25,7 +25,7 @@ final class Buyer implements Runnable {
   private final Samples latencyNanos = new Samples();
   private int sales;
 
-  Buyer(String name, FlashSale.Settings settings, Mutex mutex, Counter counter, StockClient stock,
+  Buyer(String name, FlashSale.Settings settings, Mutex mutex, Counter counter, StockStore stock,
       String stockPath, SaleLedger ledger) {
     this.name = name;
     this.mode = settings.mode();
@@ -77,7 +77,7 @@ final class Buyer implements Runnable {
       if (ledger.stopped()) {
         return false;
       }
-      StockClient.Stock seen = stock.readStock(stockPath);
+      StockStore.Stock seen = stock.readStock(stockPath);
       int left = seen.count();
       if (left <= 0) {
         return false;

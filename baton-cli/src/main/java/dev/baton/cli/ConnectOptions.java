@@ -21,8 +21,8 @@ import picocli.CommandLine.ParameterException;
  * stay out of the process list and the shell's history.
  */
 final class ConnectOptions {
-  @Option(names = "--connect", required = true, paramLabel = "HOST:PORT[,...]",
-      description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181.")
+  @Option(names = "--connect", paramLabel = "HOST:PORT[,...]", defaultValue = "${env:BATON_CONNECT}",
+      description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181 (or set BATON_CONNECT).")
   String connect;
 
   @Option(names = "--connect-timeout", defaultValue = "10s", paramLabel = "DURATION",
@@ -59,6 +59,10 @@ final class ConnectOptions {
    * before anything is sent.
    */
   Baton open(CommandSpec spec) {
+    if (connect == null) {
+      throw new ParameterException(spec.commandLine(),
+          "Missing --connect HOST:PORT[,...]: name the ZooKeeper ensemble, or set BATON_CONNECT");
+    }
     checkConnectString(connect, spec);
     checkConnectTimeout(connectTimeout, spec);
     Baton.Builder builder = Baton.builder().connectString(connect).connectionTimeout(connectTimeout);

@@ -1,6 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedZooKeeper;
+import dev.baton.redis.RedisMutexOptions;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +29,11 @@ import picocli.CommandLine.Spec;
         "with every sale, and the stock refuses a write with an older token.",
         "--mode cas sells without a lock: each sale a compare-and-set on the stock.",
         "With --no-lock the same code oversells.",
-        "Starts an embedded ZooKeeper (fsync on) unless --connect is given."
+        "Starts an embedded ZooKeeper (fsync on) unless --connect is given.",
+        "--backend redis runs the same sale on Redis: an embedded redis-server unless",
+        "--redis is given. --compare runs it on both, then two failure cases on both",
+        "(a holder stalled past its lease; a Redis master lost before its replica got",
+        "the lock), and ends with one table."
     })
 final class DemoCommand implements Callable<Integer> {
   static final int MAX_NODES = 100;
@@ -68,16 +74,34 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--connect-timeout", defaultValue = "15s", paramLabel = "DURATION",
       converter = DurationConverter.class,
-      description = "With --connect: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
+      description = "With --connect or --redis: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
   Duration connectTimeout;
+
+  @Option(names = "--backend", paramLabel = "BACKEND",
+      description = "zookeeper (default) or redis: where the buyers lock and the stock is kept.")
+  String backendName;
+
+  @Option(names = "--redis", paramLabel = "URI",
+      description = "With --backend redis: use this Redis (redis://host:port, rediss:// for TLS,"
+          + " redis-sentinel://host:port#master) instead of starting an embedded redis-server.")
+  String redisUri;
+
+  @Option(names = "--compare",
+      description = "Run the sale on both backends (embedded servers), then the two failure cases on"
+          + " both, and print one table: throughput, p50/p99, overlaps seen, stale writes refused.")
+  boolean compare;
 
   @Override
   public Integer call() {
     validate();
     SaleMode saleMode = saleMode();
+    boolean onRedis = onRedis();
     FlashSale.Settings settings = new FlashSale.Settings(
         nodes, buyers, items, saleMode, Duration.ofNanos(workMicros * 1_000L), ACQUIRE_TIMEOUT);
     PrintWriter out = spec.commandLine().getOut();
+    if (compare) {
+      return new BackendComparison(settings, out).run();
+    }
     // Ctrl-C stops the buyers, then waits until the sessions, nodes, embedded server and its
     // data folder are gone, which happens in the finally below.
     AtomicReference<FlashSale> running = new AtomicReference<>();
@@ -90,16 +114,37 @@ final class DemoCommand implements Callable<Integer> {
       awaitQuietly(cleanedUp);
     }, "baton-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    EmbeddedZooKeeper embedded = null;
+    AutoCloseable embedded = null;
     try {
-      String connectString = connect;
-      if (connectString == null) {
-        embedded = EmbeddedZooKeeper.builder().start();
-        connectString = embedded.connectString();
+      DemoBackend backend;
+      String where;
+      if (onRedis) {
+        String uri = redisUri;
+        if (uri == null) {
+          EmbeddedRedis redis = EmbeddedRedis.start();
+          embedded = redis;
+          uri = redis.uri();
+        }
+        backend = new DemoBackend.Redis(uri, connectTimeout, RedisMutexOptions.defaults());
+        where = embedded == null ? "Redis: " + uri
+            : "Redis: embedded redis-server at " + uri + " (" + EmbeddedRedis.binary()
+                + ", persistence off, stopped at the end)";
+      } else {
+        String connectString = connect;
+        if (connectString == null) {
+          EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().start();
+          embedded = zk;
+          connectString = zk.connectString();
+          where = "ZooKeeper: embedded at " + connectString + " (fsync on, data in " + zk.dataDir()
+              + ", deleted at the end)";
+        } else {
+          where = "ZooKeeper: " + connectString;
+        }
+        backend = new DemoBackend.ZooKeeper(connectString, connectTimeout);
       }
-      FlashSale sale = new FlashSale(settings, connectString, connectTimeout);
+      FlashSale sale = new FlashSale(settings, backend);
       running.set(sale);
-      printHeader(out, sale, saleMode, connectString, embedded);
+      printHeader(out, sale, saleMode, where);
       FlashSaleResult result;
       try (ProgressBar bar = progressBar(sale, saleMode, out)) {
         result = sale.run();
@@ -112,9 +157,7 @@ final class DemoCommand implements Callable<Integer> {
       }
       return BatonCommand.OK;
     } finally {
-      if (embedded != null) {
-        embedded.close();
-      }
+      closeQuietly(embedded);
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException shuttingDown) {
@@ -132,7 +175,54 @@ final class DemoCommand implements Callable<Integer> {
     if (connect != null) {
       ConnectOptions.checkConnectString(connect, spec);
     }
+    if (redisUri != null) {
+      RedisConnectOptions.checkUri(redisUri, "--redis", spec);
+    }
     ConnectOptions.checkConnectTimeout(connectTimeout, spec);
+  }
+
+  /** {@code --backend}, {@code --redis}, {@code --connect} and {@code --compare} as one choice. */
+  private boolean onRedis() {
+    String asked = backendName == null ? null : backendName.toLowerCase(java.util.Locale.ROOT);
+    if (asked != null && !asked.equals("zookeeper") && !asked.equals("redis")) {
+      throw new ParameterException(spec.commandLine(),
+          "--backend must be zookeeper or redis, was '" + backendName + "'");
+    }
+    if (compare) {
+      if (asked != null || connect != null || redisUri != null) {
+        throw new ParameterException(spec.commandLine(), "--compare runs on embedded servers of both"
+            + " kinds: it takes none of --backend, --connect, --redis");
+      }
+      if (mode != null || noLock) {
+        throw new ParameterException(spec.commandLine(),
+            "--compare compares the locks: it takes neither --mode nor --no-lock");
+      }
+      return false;
+    }
+    boolean redis = "redis".equals(asked) || (asked == null && redisUri != null);
+    if (redis && connect != null) {
+      throw new ParameterException(spec.commandLine(),
+          "--connect names a ZooKeeper ensemble; with --backend redis use --redis URI");
+    }
+    if (!redis && redisUri != null) {
+      throw new ParameterException(spec.commandLine(), "--redis needs --backend redis (or no --backend)");
+    }
+    if (redis && SaleMode.CAS.option().equalsIgnoreCase(String.valueOf(mode))) {
+      throw new ParameterException(spec.commandLine(),
+          "--mode cas runs on ZooKeeper only (Baton's counter is a ZooKeeper recipe); use --backend zookeeper");
+    }
+    return redis;
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // The embedded server is going away with the demo; nothing to tell the user.
+    }
   }
 
   /** {@code --mode} and {@code --no-lock} as one choice. */
@@ -162,8 +252,7 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private void printHeader(PrintWriter out, FlashSale sale, SaleMode saleMode, String connectString,
-      EmbeddedZooKeeper embedded) {
+  private void printHeader(PrintWriter out, FlashSale sale, SaleMode saleMode, String where) {
     String guard = switch (saleMode) {
       case LOCK -> "guarded by the mutex " + sale.lockPath();
       case CAS -> "no lock: compare-and-set on the counter " + sale.stockPath() + " (--mode cas)";
@@ -171,15 +260,9 @@ final class DemoCommand implements Callable<Integer> {
     };
     out.printf("Flash sale: %s items, %d nodes x %d buyers, %s%n", DemoReport.number(items), nodes,
         buyers, guard);
-    if (embedded != null) {
-      out.println("ZooKeeper: embedded at " + connectString + " (fsync on, data in "
-          + embedded.dataDir() + ", deleted at the end)");
-    } else {
-      out.println("ZooKeeper: " + connectString);
-    }
+    out.println(where);
     if (saleMode == SaleMode.LOCK) {
-      out.println("Watch the queue meanwhile: baton lock waiters " + sale.lockPath()
-          + " --connect " + connectString);
+      out.println("Watch the queue meanwhile: " + sale.backend().waitersCommand(sale.lockPath()));
     }
     out.flush();
   }

@@ -1,8 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.atomic.Counter;
-import dev.baton.lock.Mutex;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +9,14 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The flash-sale simulation: {@code nodes} application nodes, each a {@link Baton} client with a
- * session of its own and {@code buyersPerNode} buyer threads, sell {@code items} items counted
- * in one ZooKeeper node. Every run works under a fresh {@code /baton-demo/<run-id>} and deletes
- * it when done. Prints nothing; {@link #run()} returns what happened.
+ * The flash-sale simulation: {@code nodes} application nodes, each a lock client with a session
+ * (or connection) of its own and {@code buyersPerNode} buyer threads, sell {@code items} items
+ * counted in one ZooKeeper node or Redis key ({@link DemoBackend}). Every run works under a fresh
+ * root ({@code /baton-demo/<run-id>}, {@code baton-demo:<run-id>}) and deletes it when done.
+ * Prints nothing; {@link #run()} returns what happened.
  */
 final class FlashSale {
-  static final String ROOT = "/baton-demo";
+  static final String ROOT = DemoBackend.ZooKeeper.ROOT;
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
   /**
@@ -58,31 +57,33 @@ final class FlashSale {
   }
 
   private final Settings settings;
-  private final String connectString;
-  private final Duration connectTimeout;
+  private final DemoBackend backend;
   private final String runPath;
   private final SaleLedger ledger;
   private volatile boolean stoppedEarly;
 
+  /** On the ZooKeeper ensemble at {@code connectString}. */
   FlashSale(Settings settings, String connectString) {
-    this(settings, connectString, CONNECT_TIMEOUT);
+    this(settings, new DemoBackend.ZooKeeper(connectString, CONNECT_TIMEOUT));
   }
 
-  /** {@code connectTimeout}: how long each session waits for a server to answer. */
-  FlashSale(Settings settings, String connectString, Duration connectTimeout) {
+  FlashSale(Settings settings, DemoBackend backend) {
     this.settings = settings;
-    this.connectString = connectString;
-    this.connectTimeout = connectTimeout;
-    this.runPath = ROOT + "/" + UUID.randomUUID().toString().substring(0, 8);
+    this.backend = backend;
+    this.runPath = backend.runRoot(UUID.randomUUID().toString().substring(0, 8));
     this.ledger = new SaleLedger(settings.items(), settings.locked());
   }
 
+  DemoBackend backend() {
+    return backend;
+  }
+
   String lockPath() {
-    return runPath + "/lock";
+    return backend.child(runPath, "lock");
   }
 
   String stockPath() {
-    return runPath + "/stock";
+    return backend.child(runPath, "stock");
   }
 
   /** Sales so far; safe to call from any thread while the run goes on. */
@@ -107,12 +108,12 @@ final class FlashSale {
    * @throws CliException if the ensemble cannot be reached or a buyer fails
    */
   FlashSaleResult run() {
-    try (StockClient admin = StockClient.connect(connectString, connectTimeout)) {
+    try (StockStore admin = backend.openStock()) {
       admin.create(stockPath(), settings.items());
-      List<Node> nodes = new ArrayList<>();
+      List<DemoBackend.DemoNode> nodes = new ArrayList<>();
       try {
         for (int n = 1; n <= settings.nodes(); n++) {
-          nodes.add(Node.open(connectString, connectTimeout, settings.locked() ? lockPath() : null));
+          nodes.add(backend.openNode(settings.locked() ? lockPath() : null));
         }
         List<List<Buyer>> buyersByNode = buyers(nodes);
         long elapsedNanos = runToEnd(buyersByNode);
@@ -122,20 +123,20 @@ final class FlashSale {
         return result(buyersByNode, admin.read(stockPath()), elapsedNanos);
       } finally {
         // Sessions first: their lock nodes go with them, so the tree below can be deleted.
-        nodes.forEach(Node::close);
+        nodes.forEach(DemoBackend.DemoNode::close);
         admin.deleteTree(runPath);
       }
     }
   }
 
-  private List<List<Buyer>> buyers(List<Node> nodes) {
+  private List<List<Buyer>> buyers(List<DemoBackend.DemoNode> nodes) {
     List<List<Buyer>> buyersByNode = new ArrayList<>();
     for (int n = 0; n < nodes.size(); n++) {
       List<Buyer> buyers = new ArrayList<>();
       for (int b = 1; b <= settings.buyersPerNode(); b++) {
         // The name is what 'baton lock waiters' shows for this buyer's place in the queue.
         String name = "node-" + (n + 1) + "-buyer-" + b;
-        Counter counter = settings.mode() == SaleMode.CAS ? nodes.get(n).baton().counter(stockPath()) : null;
+        Counter counter = settings.mode() == SaleMode.CAS ? nodes.get(n).counter(stockPath()) : null;
         buyers.add(new Buyer(name, settings, nodes.get(n).mutex(), counter, nodes.get(n).stock(),
             stockPath(), ledger));
       }
@@ -195,24 +196,5 @@ final class FlashSale {
         ledger.casConflicts(), ledger.staleWritesRejected(), Duration.ofNanos(elapsedNanos), Samples.percentile(sorted, 50), Samples.percentile(sorted, 99),
         salesPerNode, settings.locked() ? ledger.tokenOrderViolation() : Optional.empty(),
         stoppedEarly);
-  }
-
-  /** One application node: its own Baton session for the lock, its own session for the stock. */
-  private record Node(Baton baton, Mutex mutex, StockClient stock) {
-    static Node open(String connectString, Duration connectTimeout, String lockPathOrNull) {
-      Baton baton = Baton.builder().connectString(connectString).connectionTimeout(connectTimeout).build();
-      try {
-        Mutex mutex = lockPathOrNull == null ? null : baton.mutex(lockPathOrNull);
-        return new Node(baton, mutex, StockClient.connect(connectString, connectTimeout));
-      } catch (RuntimeException e) {
-        baton.close();
-        throw e;
-      }
-    }
-
-    void close() {
-      baton.close();
-      stock.close();
-    }
   }
 }

@@ -4,10 +4,13 @@ import dev.baton.Baton;
 import dev.baton.ZkPaths;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
+import dev.baton.redis.RedisBaton;
+import dev.baton.redis.RedisMutexOptions;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +40,8 @@ final class LockCommand implements Callable<Integer> {
         + " host=" + quoted(owner.host())
         + " pid=" + owner.pid()
         + " thread=" + quoted(owner.thread())
-        + " session=0x" + Long.toHexString(owner.sessionId())
+        // A Redis holder has no session: its key lives by a TTL.
+        + (owner.sessionId() == 0 ? "" : " session=0x" + Long.toHexString(owner.sessionId()))
         + " queued-at=" + owner.queuedAt();
   }
 
@@ -79,20 +83,19 @@ final class LockCommand implements Callable<Integer> {
   static final class Holder implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
+    @Mixin RedisConnectOptions redis;
 
-    @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/sku-42.")
+    @Parameters(index = "0", paramLabel = "<path>",
+        description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
     String path;
 
     @Override
     public Integer call() {
-      checkPath(path, spec);
-      try (Baton baton = connection.open(spec)) {
-        Optional<LockOwner> holder = mutex(baton, path, spec).holder();
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
-        out.flush();
-        return BatonCommand.OK;
-      }
+      PrintWriter out = spec.commandLine().getOut();
+      Optional<LockOwner> holder = read(spec, connection, redis, path, Mutex::holder);
+      out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
+      out.flush();
+      return BatonCommand.OK;
     }
   }
 
@@ -102,23 +105,50 @@ final class LockCommand implements Callable<Integer> {
   static final class Waiters implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
+    @Mixin RedisConnectOptions redis;
 
-    @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/sku-42.")
+    @Parameters(index = "0", paramLabel = "<path>",
+        description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
     String path;
 
     @Override
     public Integer call() {
-      checkPath(path, spec);
-      try (Baton baton = connection.open(spec)) {
-        List<LockOwner> waiters = mutex(baton, path, spec).waiters();
-        PrintWriter out = spec.commandLine().getOut();
-        if (waiters.isEmpty()) {
-          out.println("nobody waits for " + path);
-        }
-        waiters.forEach(w -> out.println(describe(w)));
-        out.flush();
-        return BatonCommand.OK;
+      List<LockOwner> waiters = read(spec, connection, redis, path, Mutex::waiters);
+      PrintWriter out = spec.commandLine().getOut();
+      if (waiters.isEmpty()) {
+        out.println("nobody waits for " + path);
       }
+      waiters.forEach(w -> out.println(describe(w)));
+      out.flush();
+      return BatonCommand.OK;
+    }
+  }
+
+  /**
+   * Reads the mutex named {@code path} on Redis when {@code --redis} is given, else on ZooKeeper;
+   * a name or path the backend cannot have is a usage error naming it, before anything is sent.
+   */
+  private static <T> T read(CommandSpec spec, ConnectOptions zooKeeper, RedisConnectOptions redis,
+      String path, Function<Mutex, T> reading) {
+    if (redis.given()) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--connect")) {
+        throw new ParameterException(spec.commandLine(),
+            "--connect and --redis cannot be combined: the lock is on one or the other");
+      }
+      RedisMutexOptions options = redis.mutexOptions(spec);
+      try (RedisBaton baton = redis.open(zooKeeper.connectTimeout, spec)) {
+        Mutex mutex;
+        try {
+          mutex = baton.mutex(path, options);
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
+        }
+        return reading.apply(mutex);
+      }
+    }
+    checkPath(path, spec);
+    try (Baton baton = zooKeeper.open(spec)) {
+      return reading.apply(mutex(baton, path, spec));
     }
   }
 }

@@ -14,12 +14,11 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The demo's shared resource: a stock count kept as text in a ZooKeeper node, read and written
- * through a plain ZooKeeper session of its own. Baton offers locks, not data, so the demo talks to
- * ZooKeeper directly for the thing the lock protects, as an application would talk to its
- * database.
+ * The demo's stock in a ZooKeeper node, read and written through a plain ZooKeeper session of its
+ * own. Baton offers locks, not data, so the demo talks to ZooKeeper directly for the thing the lock
+ * protects, as an application would talk to its database.
  */
-final class StockClient implements AutoCloseable {
+final class StockClient implements StockStore {
   private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
   private final ZooKeeper zk;
@@ -58,7 +57,8 @@ final class StockClient implements AutoCloseable {
   }
 
   /** Creates {@code stockPath} holding {@code count}, and its missing parents. */
-  void create(String stockPath, int count) {
+  @Override
+  public void create(String stockPath, int count) {
     call(stockPath, () -> {
       for (int slash = stockPath.indexOf('/', 1); slash > 0; slash = stockPath.indexOf('/', slash + 1)) {
         try {
@@ -74,29 +74,12 @@ final class StockClient implements AutoCloseable {
   }
 
   /**
-   * One reading of the stock node: the count, the fence (the highest fencing token a write has
-   * stored, 0 if none) and the node's version. The node holds {@code "count"} or {@code
-   * "count,fence"}; a plain count is what {@code baton.counter(path)} reads and writes.
-   */
-  record Stock(int count, long fence, int version) {
-    static Stock parse(byte[] data, int version) {
-      String[] parts = new String(data, StandardCharsets.US_ASCII).trim().split(",", 2);
-      long fence = parts.length == 2 ? Long.parseLong(parts[1]) : 0;
-      return new Stock(Integer.parseInt(parts[0]), fence, version);
-    }
-  }
-
-  /** The count as the ensemble last committed it; see {@link #readStock}. */
-  int read(String stockPath) {
-    return readStock(stockPath).count();
-  }
-
-  /**
    * The stock as the ensemble last committed it. The {@code sync} matters on an ensemble: this
    * session may be on a follower that has not yet applied the previous buyer's write, even though
    * that buyer has already let go of the lock through another server.
    */
-  Stock readStock(String stockPath) {
+  @Override
+  public Stock readStock(String stockPath) {
     return call(stockPath, () -> {
       zk.sync(stockPath);
       return readNow(stockPath);
@@ -110,19 +93,17 @@ final class StockClient implements AutoCloseable {
   }
 
   /** Overwrites the count whatever it is now (version -1): deliberately no compare-and-set. */
-  void write(String stockPath, int count) {
+  @Override
+  public void write(String stockPath, int count) {
     call(stockPath, () -> zk.setData(stockPath, encode(count), -1));
   }
 
   /**
-   * Writes {@code count} with {@code token} as the new fence, unless the stock already holds a
-   * higher fence: then nothing is written and the answer is false. This makes the stock node a
-   * resource that checks fencing tokens itself, as a database does with {@code UPDATE ... WHERE
-   * fence <= ?}, so a holder whose lease was lost cannot overwrite a newer holder's sale. The check
-   * and the write are made one by the node's version; {@code seen} (the writer's own read) saves a
+   * {@inheritDoc} The check and the write are made one by the node's version; {@code seen} saves a
    * read when nothing has changed since, and a version conflict means a read and a new check.
    */
-  boolean writeFenced(String stockPath, int count, long token, Stock seen) {
+  @Override
+  public boolean writeFenced(String stockPath, int count, long token, Stock seen) {
     return call(stockPath, () -> {
       Stock current = seen;
       while (token >= current.fence()) {
@@ -141,7 +122,8 @@ final class StockClient implements AutoCloseable {
    * Deletes {@code path} with everything below it, then its parent if nothing else is left there.
    * Best effort: a leftover demo folder must not turn a finished run into a failure.
    */
-  void deleteTree(String path) {
+  @Override
+  public void deleteTree(String path) {
     try {
       ZKUtil.deleteRecursive(zk, path);
       zk.delete(path.substring(0, path.lastIndexOf('/')), -1);
@@ -171,7 +153,7 @@ final class StockClient implements AutoCloseable {
   }
 
   private static byte[] encode(int count, long fence) {
-    return (count + "," + fence).getBytes(StandardCharsets.US_ASCII);
+    return Stock.text(count, fence).getBytes(StandardCharsets.US_ASCII);
   }
 
   private interface ZkCall<T> {

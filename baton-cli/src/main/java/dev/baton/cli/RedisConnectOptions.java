@@ -1,0 +1,80 @@
+package dev.baton.cli;
+
+import dev.baton.BatonException;
+import dev.baton.ConnectionException;
+import dev.baton.redis.RedisBaton;
+import dev.baton.redis.RedisLockLayout;
+import dev.baton.redis.RedisMutexOptions;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The options of commands that can look at a lock on Redis instead of ZooKeeper. The password can
+ * come from the environment, to keep it out of the process list and the shell's history.
+ */
+final class RedisConnectOptions {
+  @Option(names = "--redis", paramLabel = "URI",
+      description = "Look at the lock on this Redis instead of ZooKeeper: redis://host:port,"
+          + " rediss://host:port (TLS), redis-sentinel://host:port#master. <path> is then the lock's name.")
+  String uri;
+
+  @Option(names = "--redis-user", paramLabel = "USER", description = "The Redis ACL user (Redis 6 and later).")
+  String user;
+
+  @Option(names = "--redis-password", paramLabel = "PASSWORD", defaultValue = "${env:BATON_REDIS_PASSWORD}",
+      description = "The Redis password (or set BATON_REDIS_PASSWORD).")
+  String password;
+
+  @Option(names = "--redis-layout", paramLabel = "LAYOUT", defaultValue = "plain",
+      description = "The lock's key layout: plain (SET NX PX, the default) or redisson (Redisson's RLock).")
+  String layout;
+
+  boolean given() {
+    return uri != null;
+  }
+
+  /** Connects, turning a bad URI into a usage error naming the option and no answer into a failure naming the address. */
+  RedisBaton open(Duration connectTimeout, CommandSpec spec) {
+    checkUri(uri, "--redis", spec);
+    RedisBaton.Builder builder = RedisBaton.builder().uri(uri).connectTimeout(connectTimeout);
+    if (user != null) {
+      builder.user(user);
+    }
+    if (password != null) {
+      builder.password(password);
+    }
+    try {
+      return builder.build();
+    } catch (ConnectionException e) {
+      throw new CliException("No Redis server answered at " + uri + " within " + DemoReport.seconds(connectTimeout)
+          + "; is it running? (--connect-timeout waits longer)", e);
+    } catch (BatonException | IllegalArgumentException e) {
+      throw new CliException("Redis at " + uri + ": " + BatonCommand.describe(e), e);
+    }
+  }
+
+  /** The options for a mutex in the layout asked for; an unknown layout is a usage error. */
+  RedisMutexOptions mutexOptions(CommandSpec spec) {
+    RedisLockLayout chosen = switch (layout.toLowerCase(Locale.ROOT)) {
+      case "plain" -> RedisLockLayout.PLAIN;
+      case "redisson" -> RedisLockLayout.REDISSON;
+      default -> throw new ParameterException(spec.commandLine(),
+          "--redis-layout must be plain or redisson, was '" + layout + "'");
+    };
+    return RedisMutexOptions.defaults().withLayout(chosen);
+  }
+
+  /** Rejects what Lettuce cannot read as a Redis URI, naming the option, before anything is sent. */
+  static void checkUri(String uri, String option, CommandSpec spec) {
+    try {
+      RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new ParameterException(spec.commandLine(), option + " must be a Redis URI such as"
+          + " redis://127.0.0.1:6379, was '" + uri + "': " + e.getMessage());
+    }
+  }
+}
