@@ -5,11 +5,11 @@ import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
-import java.io.IOException;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,27 +20,50 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code baton lock hold}: runs a command while holding a mutex, as {@code etcdctl lock} does,
- * with the fencing token in the command's environment.
+ * with the fencing token in the command's environment. The command runs in a process group of its
+ * own ({@link ProcessGroup}), so that losing the lock stops everything it started.
  */
 @Command(
     name = "hold",
     mixinStandardHelpOptions = true,
     description = {
-        "Takes the mutex at <path>, runs <command> with the fencing token in the environment",
-        "variable BATON_FENCING_TOKEN (and the path in BATON_LOCK_PATH), and releases the mutex",
-        "when the command ends. Exits with the command's exit code.",
-        "If the lock is lost while the command runs (the session expired), the command is",
-        "stopped and baton exits with 1. Put -- before the command:",
-        "  baton lock hold /locks/nightly --connect zk:2181 -- ./nightly-job.sh --full"
+        "Takes the mutex at <path>, runs <command> with the fencing token in the environment variable"
+            + " BATON_FENCING_TOKEN (and the path in BATON_LOCK_PATH), and releases the mutex when the"
+            + " command ends.",
+        "The command runs in a process group of its own. If the lock is lost while it runs (the"
+            + " session expired), the whole group is sent TERM, then KILL after --grace, and baton"
+            + " says so. Put -- before the command:",
+        "  baton lock hold /locks/nightly --connect zk:2181 -- ./nightly-job.sh --full",
+        "",
+        "Exit codes: the command's own code when it ran to its end holding the lock;"
+            + " 124 the lock was not obtained within --timeout; 125 the lock was lost while the"
+            + " command ran (the command was stopped); 126 the command could not be started;"
+            + " 127 the command was not found; 1 baton itself failed (no ensemble, no session);"
+            + " 2 bad usage. As with timeout(1), a command that exits with one of these codes"
+            + " itself cannot be told apart from baton."
     })
 final class LockHoldCommand implements Callable<Integer> {
+  /** The lock was not ours within {@code --timeout}: as {@code timeout(1)} says it timed out. */
+  static final int EXIT_NOT_OBTAINED = 124;
+  /** The lock was lost while the command ran, and the command's group was stopped. */
+  static final int EXIT_LOST = 125;
+  /** The command was found but could not be started, as shells say. */
+  static final int EXIT_CANNOT_RUN = 126;
+  /** The command was not found, as shells say. */
+  static final int EXIT_NOT_FOUND = 127;
+
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
 
   @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-      description = "Give up (exit 1) if the mutex is not ours within this time, e.g. 10s; 0s tries"
+      description = "Give up (exit 124) if the mutex is not ours within this time, e.g. 10s; 0s tries"
           + " once without waiting. Default: wait.")
   Duration timeout;
+
+  @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
+      description = "After the lock is lost: how long the command's group has between TERM and KILL."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration grace;
 
   @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/nightly.")
   String path;
@@ -52,60 +75,71 @@ final class LockHoldCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     LockCommand.checkPath(path, spec);
+    PrintWriter err = spec.commandLine().getErr();
     try (Baton baton = connection.open(spec)) {
       Mutex mutex = LockCommand.mutex(baton, path, spec);
-      try (Lease lease = acquire(mutex)) {
-        return runHolding(lease);
+      Lease lease;
+      try {
+        lease = timeout == null ? mutex.acquire() : mutex.acquire(timeout);
+      } catch (AcquireTimeoutException e) {
+        String holder = mutex.holder().map(LockCommand::describe).orElse("nobody any more");
+        err.println("baton lock hold: Did not get " + path + " within " + timeout.toMillis() + " ms; held by: " + holder);
+        err.flush();
+        return EXIT_NOT_OBTAINED;
+      }
+      try (lease) {
+        return runHolding(lease, err);
       }
     }
   }
 
-  private Lease acquire(Mutex mutex) {
-    if (timeout == null) {
-      return mutex.acquire();
-    }
+  private int runHolding(Lease lease, PrintWriter err) throws InterruptedException {
+    ProcessGroup group;
     try {
-      return mutex.acquire(timeout);
-    } catch (AcquireTimeoutException e) {
-      String holder = mutex.holder().map(LockCommand::describe).orElse("nobody any more");
-      throw new CliException("Did not get " + path + " within " + timeout.toMillis() + " ms; held by: " + holder);
+      group = ProcessGroup.start(command, Map.of(
+          "BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()),
+          "BATON_LOCK_PATH", path));
+    } catch (ProcessGroup.NotStartedException e) {
+      err.println("baton lock hold: " + e.getMessage());
+      err.flush();
+      return e.exitCode();
     }
-  }
-
-  private int runHolding(Lease lease) throws InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-    builder.environment().put("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()));
-    builder.environment().put("BATON_LOCK_PATH", path);
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw new CliException("Cannot run " + command.get(0) + ": " + e.getMessage(), e);
-    }
-    // Once the lease is lost another process may take the lock, so the command must not go on.
+    // Once the lease is lost another process may take the lock, so nothing the command started
+    // may go on. The stop runs on a thread of its own: a listener must not block for the grace.
     AtomicBoolean lost = new AtomicBoolean();
+    Thread stopper = new Thread(() -> group.stop(grace), "baton-hold-stop");
+    stopper.setDaemon(true);
+    Runnable stopOnLoss = () -> {
+      if (lost.compareAndSet(false, true)) {
+        stopper.start();
+      }
+    };
     lease.addListener((l, state) -> {
       if (state == LeaseState.LOST) {
-        lost.set(true);
-        process.destroy();
+        stopOnLoss.run();
       }
     });
-    if (lease.state() == LeaseState.LOST && lost.compareAndSet(false, true)) {
-      process.destroy();
+    if (lease.state() == LeaseState.LOST) {
+      stopOnLoss.run();
     }
     // If baton itself is killed its session outlives it for a while and the lock with it,
     // but the command must not outlive the lock: stop it first.
-    Thread hook = new Thread(() -> stop(process), "baton-hold-shutdown");
+    Thread hook = new Thread(() -> group.stop(grace), "baton-hold-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      int exitCode = process.waitFor();
+      int exitCode = group.waitFor();
       if (lost.get()) {
-        throw new CliException("Lost the lock " + path + " while " + command.get(0)
-            + " ran (the session expired); the command was stopped");
+        stopper.join(); // the command is gone; what it started gets the rest of the grace
+
+        err.println("baton lock hold: Lost the lock " + path + " while " + command.get(0)
+            + " ran (the session expired); its process group was stopped (TERM, then KILL after "
+            + DemoReport.seconds(grace) + ")");
+        err.flush();
+        return EXIT_LOST;
       }
       return exitCode;
     } catch (InterruptedException e) {
-      stop(process);
+      group.stop(grace);
       throw e;
     } finally {
       try {
@@ -113,18 +147,6 @@ final class LockHoldCommand implements Callable<Integer> {
       } catch (IllegalStateException shuttingDown) {
         // The hook is running and stops the command.
       }
-    }
-  }
-
-  private static void stop(Process process) {
-    process.destroy();
-    try {
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
     }
   }
 }

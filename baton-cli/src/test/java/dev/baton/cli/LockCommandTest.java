@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
+import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.TestCluster;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -134,7 +135,7 @@ class LockCommandTest {
       Cli.Run run = Cli.run("lock", "hold", "/locks/busy", "--connect", cluster.connectString(),
           "--timeout", "300ms", "--", "true");
 
-      assertThat(run.exitCode()).isEqualTo(1);
+      assertThat(run.exitCode()).isEqualTo(LockHoldCommand.EXIT_NOT_OBTAINED);
       assertThat(run.err()).contains("Did not get /locks/busy within 300 ms", "thread=busy-holder");
     } finally {
       lease.close();
@@ -145,8 +146,44 @@ class LockCommandTest {
   void holdOfAMissingProgramFailsInOneLine() {
     Cli.Run run = Cli.run("lock", "hold", "/locks/job", "--connect", cluster.connectString(), "--",
         "/no/such/program");
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.err()).contains("Cannot run /no/such/program");
+    assertThat(run.exitCode()).isEqualTo(LockHoldCommand.EXIT_NOT_FOUND);
+    assertThat(run.err().lines()).singleElement().asString().contains("Cannot run /no/such/program: not found");
+    await().atMost(Duration.ofSeconds(10)).until(() -> baton.mutex("/locks/job").holder().isEmpty());
+  }
+
+  @Test
+  void holdOfAFileThatIsNotExecutable_exits126(@TempDir Path dir) throws IOException {
+    Path script = Files.writeString(dir.resolve("job.sh"), "echo never\n");
+    Cli.Run run = Cli.run("lock", "hold", "/locks/job", "--connect", cluster.connectString(), "--",
+        script.toString());
+    assertThat(run.exitCode()).isEqualTo(LockHoldCommand.EXIT_CANNOT_RUN);
+    assertThat(run.err()).contains("Cannot run " + script, "not an executable file");
+  }
+
+  /**
+   * The safety bug this guards against: on a lost lock only the direct child was stopped, and a
+   * shell script's own children ran on without the lock. Now the whole process group is stopped,
+   * and the exit code says the lock was lost.
+   */
+  @Test
+  void holdThatLosesTheLock_stopsTheCommandsWholeProcessGroup_andExits125(@TempDir Path dir) throws Exception {
+    Path pidFile = dir.resolve("grandchild.pid");
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      CompletableFuture<Cli.Run> hold = CompletableFuture.supplyAsync(() -> Cli.run("lock", "hold", "/locks/group",
+          "--connect", proxy.connectString(), "--grace", "2s", "--",
+          "bash", "-c", "sleep 300 & echo $! > '" + pidFile + "'; wait"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+      long grandchild = Long.parseLong(Files.readString(pidFile).trim());
+      assertThat(ProcessHandle.of(grandchild)).hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+
+      proxy.blackhole(); // the session cannot be renewed: it expires, the lease is lost
+
+      Cli.Run run = hold.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(LockHoldCommand.EXIT_LOST);
+      assertThat(run.err()).contains("Lost the lock /locks/group", "process group was stopped");
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+    }
   }
 
   @Test
