@@ -42,6 +42,7 @@ final class ConfigCommand implements Callable<Integer> {
   static final class ListKeys implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
+    @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
     String prefix;
@@ -52,6 +53,10 @@ final class ConfigCommand implements Callable<Integer> {
       try (Baton baton = connection.open(spec); ConfigCenter config = open(baton, prefix, spec)) {
         Map<String, String> keys = new java.util.TreeMap<>(config.snapshot());
         PrintWriter out = spec.commandLine().getOut();
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("prefix", prefix, "keys", keys));
+          return BatonCommand.OK;
+        }
         if (keys.isEmpty()) {
           out.println("no keys below " + prefix);
         }
@@ -68,6 +73,7 @@ final class ConfigCommand implements Callable<Integer> {
   static final class Get implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
+    @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
     String prefix;
@@ -89,6 +95,11 @@ final class ConfigCommand implements Callable<Integer> {
           throw new CliException("no key " + key + " below " + prefix);
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("prefix", prefix, "key", key,
+              "value", entry.get().value(), "version", entry.get().version()));
+          return BatonCommand.OK;
+        }
         out.println(entry.get().value());
         out.println("version=" + entry.get().version());
         out.flush();

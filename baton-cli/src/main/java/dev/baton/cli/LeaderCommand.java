@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 final class LeaderCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
+  @Mixin JsonOutput json;
 
   @Parameters(index = "0", paramLabel = "<path>", description = "The election's path, e.g. /election/reports.")
   String path;
@@ -36,6 +37,11 @@ final class LeaderCommand implements Callable<Integer> {
         line = baton.leaderSelector(path, "baton-cli", lease -> { }).participants();
       }
       PrintWriter out = spec.commandLine().getOut();
+      if (json.enabled) {
+        JsonOutput.print(out, JsonOutput.object("path", path, "kind", line.isEmpty() ? null : kind,
+            "leader", line.isEmpty() ? null : line.get(0), "participants", line));
+        return BatonCommand.OK;
+      }
       if (line.isEmpty()) {
         out.println("nobody leads " + path + ": it has no participants");
       } else {

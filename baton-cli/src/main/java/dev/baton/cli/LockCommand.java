@@ -84,6 +84,7 @@ final class LockCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
     @Mixin RedisConnectOptions redis;
+    @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<path>",
         description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
@@ -93,6 +94,11 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       Optional<LockOwner> holder = read(spec, connection, redis, path, Mutex::holder);
+      if (json.enabled) {
+        JsonOutput.print(out, JsonOutput.object("path", path, "backend", backend(redis),
+            "holder", holder.map(JsonOutput::owner).orElse(null)));
+        return BatonCommand.OK;
+      }
       out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
       out.flush();
       return BatonCommand.OK;
@@ -106,6 +112,7 @@ final class LockCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
     @Mixin RedisConnectOptions redis;
+    @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<path>",
         description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
@@ -115,6 +122,11 @@ final class LockCommand implements Callable<Integer> {
     public Integer call() {
       List<LockOwner> waiters = read(spec, connection, redis, path, Mutex::waiters);
       PrintWriter out = spec.commandLine().getOut();
+      if (json.enabled) {
+        JsonOutput.print(out, JsonOutput.object("path", path, "backend", backend(redis),
+            "waiters", waiters.stream().map(JsonOutput::owner).toList()));
+        return BatonCommand.OK;
+      }
       if (waiters.isEmpty()) {
         out.println("nobody waits for " + path);
       }
@@ -122,6 +134,10 @@ final class LockCommand implements Callable<Integer> {
       out.flush();
       return BatonCommand.OK;
     }
+  }
+
+  private static String backend(RedisConnectOptions redis) {
+    return redis.given() ? "redis" : "zookeeper";
   }
 
   /**

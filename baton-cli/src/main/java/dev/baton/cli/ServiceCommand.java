@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
 final class ServiceCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
+  @Mixin JsonOutput json;
 
   @Parameters(index = "0", paramLabel = "<base>", description = "The registry's base path, e.g. /services.")
   String base;
@@ -40,6 +41,11 @@ final class ServiceCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       if (service == null) {
         Set<String> services = new TreeSet<>(registry.services());
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("base", base, "services", services));
+          registry.close();
+          return BatonCommand.OK;
+        }
         if (services.isEmpty()) {
           out.println("no services below " + base);
         }
@@ -50,6 +56,13 @@ final class ServiceCommand implements Callable<Integer> {
           instances = registry.instances(service);
         } catch (IllegalArgumentException e) {
           throw new ParameterException(spec.commandLine(), "<service>: " + e.getMessage());
+        }
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("base", base, "service", service, "instances",
+              instances.stream().sorted(java.util.Comparator.comparing(ServiceInstance::id))
+                  .map(JsonOutput::instance).toList()));
+          registry.close();
+          return BatonCommand.OK;
         }
         if (instances.isEmpty()) {
           out.println("no live instance of " + service + " below " + base);
