@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -25,9 +26,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
     name = "baton",
     mixinStandardHelpOptions = true,
     versionProvider = BatonCommand.Version.class,
-    description = "Distributed locks on Apache ZooKeeper: a demo, an embedded server, lock inspection.",
+    description = "Distributed locks on Apache ZooKeeper and Redis: a demo, an embedded server,"
+        + " inspection of locks, elections, config and services.",
     subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class,
-        ConfigCommand.class, ServiceCommand.class},
+        ConfigCommand.class, ServiceCommand.class, AutoComplete.GenerateCompletion.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
   static final int OK = 0;
@@ -51,6 +53,8 @@ public final class BatonCommand implements Callable<Integer> {
    */
   static CommandLine newCommandLine() {
     CommandLine commandLine = new CommandLine(new BatonCommand());
+    // Listed in baton --help (picocli hides it by default): source <(baton generate-completion)
+    commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
     commandLine.setExecutionExceptionHandler(BatonCommand::handleFailure);
     commandLine.setParameterExceptionHandler(BatonCommand::handleBadUsage);
     return commandLine;

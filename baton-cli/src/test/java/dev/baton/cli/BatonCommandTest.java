@@ -24,6 +24,14 @@ class BatonCommandTest {
   }
 
   @Test
+  void generateCompletion_printsABashAndZshScriptForEveryCommand() {
+    Cli.Run run = Cli.run("generate-completion");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("complete -F", "baton", "demo", "lock", "hold", "--redis", "--json");
+    assertThat(Cli.run("--help").out()).contains("generate-completion");
+  }
+
+  @Test
   void noCommandIsBadUsage() {
     Cli.Run run = Cli.run();
     assertThat(run.exitCode()).isEqualTo(2);
