@@ -29,7 +29,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "Distributed locks on Apache ZooKeeper and Redis: a demo, an embedded server,"
         + " inspection of locks, elections, config and services.",
     subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class,
-        ConfigCommand.class, ServiceCommand.class, AutoComplete.GenerateCompletion.class},
+        ConfigCommand.class, ServiceCommand.class, RecipeCommands.RwLock.class,
+        RecipeCommands.SemaphoreCommand.class, ElectionCommand.class, RecipeCommands.Queue.class,
+        RecipeCommands.BarrierCommand.class, AutoComplete.GenerateCompletion.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
   static final int OK = 0;

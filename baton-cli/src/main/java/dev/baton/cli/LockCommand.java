@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
     name = "lock",
     mixinStandardHelpOptions = true,
     description = "Inspect a mutex, or hold it while a command runs.",
-    subcommands = {LockCommand.Holder.class, LockCommand.Waiters.class, LockHoldCommand.class})
+    subcommands = {LockCommand.Holder.class, LockCommand.Waiters.class, LockHoldCommand.class,
+        LockCommand.Revoke.class})
 final class LockCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -102,6 +103,34 @@ final class LockCommand implements Callable<Integer> {
       out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
       out.flush();
       return BatonCommand.OK;
+    }
+  }
+
+  /** {@code baton lock revoke}. */
+  @Command(name = "revoke", mixinStandardHelpOptions = true,
+      description = "Asks the holder of the mutex at <path> to let go (cooperative, as Curator's Revoker):"
+          + " a holder that made its lease revocable is told; nothing is taken from it by force.")
+  static final class Revoke implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/sku-42.")
+    String path;
+
+    @Override
+    public Integer call() {
+      checkPath(path, spec);
+      try (Baton baton = connection.open(spec)) {
+        Mutex mutex = mutex(baton, path, spec);
+        Optional<LockOwner> holder = mutex.holder();
+        boolean asked = baton.requestRevocation(mutex);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(asked
+            ? "asked the holder of " + path + " to let go: " + holder.map(LockCommand::describe).orElse("(gone meanwhile)")
+            : path + " is free: nobody to ask");
+        out.flush();
+        return BatonCommand.OK;
+      }
     }
   }
 

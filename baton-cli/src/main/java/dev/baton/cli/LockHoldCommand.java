@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -94,59 +93,18 @@ final class LockHoldCommand implements Callable<Integer> {
   }
 
   private int runHolding(Lease lease, PrintWriter err) throws InterruptedException {
-    ProcessGroup group;
-    try {
-      group = ProcessGroup.start(command, Map.of(
-          "BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()),
-          "BATON_LOCK_PATH", path));
-    } catch (ProcessGroup.NotStartedException e) {
-      err.println("baton lock hold: " + e.getMessage());
-      err.flush();
-      return e.exitCode();
-    }
-    // Once the lease is lost another process may take the lock, so nothing the command started
-    // may go on. The stop runs on a thread of its own: a listener must not block for the grace.
-    AtomicBoolean lost = new AtomicBoolean();
-    Thread stopper = new Thread(() -> group.stop(grace), "baton-hold-stop");
-    stopper.setDaemon(true);
-    Runnable stopOnLoss = () -> {
-      if (lost.compareAndSet(false, true)) {
-        stopper.start();
-      }
-    };
-    lease.addListener((l, state) -> {
-      if (state == LeaseState.LOST) {
-        stopOnLoss.run();
-      }
-    });
-    if (lease.state() == LeaseState.LOST) {
-      stopOnLoss.run();
-    }
-    // If baton itself is killed its session outlives it for a while and the lock with it,
-    // but the command must not outlive the lock: stop it first.
-    Thread hook = new Thread(() -> group.stop(grace), "baton-hold-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      int exitCode = group.waitFor();
-      if (lost.get()) {
-        stopper.join(); // the command is gone; what it started gets the rest of the grace
-
-        err.println("baton lock hold: Lost the lock " + path + " while " + command.get(0)
-            + " ran (the session expired); its process group was stopped (TERM, then KILL after "
-            + DemoReport.seconds(grace) + ")");
-        err.flush();
-        return EXIT_LOST;
-      }
-      return exitCode;
-    } catch (InterruptedException e) {
-      group.stop(grace);
-      throw e;
-    } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook is running and stops the command.
-      }
-    }
+    // Once the lease is lost another process may take the lock, so nothing the command started may go on.
+    return GuardedCommand.run("baton lock hold", command,
+        Map.of("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()), "BATON_LOCK_PATH", path),
+        grace, err, "the lock " + path + " (the session expired)", stop -> {
+          lease.addListener((l, state) -> {
+            if (state == LeaseState.LOST) {
+              stop.run();
+            }
+          });
+          if (lease.state() == LeaseState.LOST) {
+            stop.run();
+          }
+        });
   }
 }

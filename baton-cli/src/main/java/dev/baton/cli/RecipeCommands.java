@@ -1,0 +1,341 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import dev.baton.Codecs;
+import dev.baton.barrier.Barrier;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
+import dev.baton.queue.DistributedQueue;
+import dev.baton.queue.QueueItem;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The recipe-aware commands beside {@code lock}: read-write locks, semaphores, queues and
+ * barriers, each a thin user of Baton's public API.
+ */
+final class RecipeCommands {
+  private RecipeCommands() {}
+
+  /** Prints owners one line each, or as JSON, or {@code none} when there are none. */
+  static void printOwners(PrintWriter out, JsonOutput json, String path, String field, List<LockOwner> owners,
+      String none) {
+    if (json.enabled) {
+      JsonOutput.print(out, JsonOutput.object("path", path, field, owners.stream().map(JsonOutput::owner).toList()));
+      return;
+    }
+    if (owners.isEmpty()) {
+      out.println(none);
+    }
+    owners.forEach(o -> out.println(LockCommand.describe(o)));
+    out.flush();
+  }
+
+  /** {@code baton rwlock}. */
+  @Command(name = "rwlock", mixinStandardHelpOptions = true,
+      description = "Inspect a read-write lock (Baton's or Curator's InterProcessReadWriteLock).",
+      subcommands = {RwLock.Holders.class, RwLock.Waiters.class})
+  static final class RwLock implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return BatonCommand.USAGE;
+    }
+
+    @Command(name = "holders", mixinStandardHelpOptions = true,
+        description = "Prints who holds the read-write lock at <path>: the writer, or every reader, one line each.")
+    static final class Holders implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+      @Mixin JsonOutput json;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The lock's path, e.g. /locks/catalog.")
+      String path;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
+        try (Baton baton = connection.open(spec)) {
+          ReadWriteLock lock = baton.readWriteLock(path);
+          printOwners(spec.commandLine().getOut(), json, path, "holders", lock.holders(), path + " is free: nobody holds it");
+          return BatonCommand.OK;
+        }
+      }
+    }
+
+    @Command(name = "waiters", mixinStandardHelpOptions = true,
+        description = "Prints who waits for the read-write lock at <path>, next in line first.")
+    static final class Waiters implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+      @Mixin JsonOutput json;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The lock's path, e.g. /locks/catalog.")
+      String path;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
+        try (Baton baton = connection.open(spec)) {
+          ReadWriteLock lock = baton.readWriteLock(path);
+          printOwners(spec.commandLine().getOut(), json, path, "waiters", lock.waiters(), "nobody waits for " + path);
+          return BatonCommand.OK;
+        }
+      }
+    }
+  }
+
+  /** {@code baton semaphore holders}. */
+  @Command(name = "semaphore", mixinStandardHelpOptions = true,
+      description = "Inspect a counting semaphore (Baton's or Curator's InterProcessSemaphoreV2).",
+      subcommands = {SemaphoreHolders.class})
+  static final class SemaphoreCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return BatonCommand.USAGE;
+    }
+  }
+
+  @Command(name = "holders", mixinStandardHelpOptions = true,
+      description = "Prints who holds a permit of the semaphore at <path>, one line per permit.")
+  static final class SemaphoreHolders implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+    @Mixin JsonOutput json;
+
+    @Parameters(index = "0", paramLabel = "<path>", description = "The semaphore's path, e.g. /semaphores/db.")
+    String path;
+
+    // As with Curator's semaphore, the number of permits is the users' setting, not kept on the
+    // server, and it decides which lease nodes hold a permit and which wait.
+    @Option(names = "--permits", required = true, paramLabel = "N",
+        description = "The semaphore's number of permits, as its users create it.")
+    int permits;
+
+    @Override
+    public Integer call() {
+      LockCommand.checkPath(path, "<path>", "semaphore path", spec);
+      if (permits < 1) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "--permits must be a positive number, was " + permits);
+      }
+      try (Baton baton = connection.open(spec)) {
+        Semaphore semaphore = baton.semaphore(path, permits);
+        printOwners(spec.commandLine().getOut(), json, path, "holders", semaphore.holders(),
+            "nobody holds a permit of " + path);
+        return BatonCommand.OK;
+      }
+    }
+  }
+
+  /** {@code baton queue}. */
+  @Command(name = "queue", mixinStandardHelpOptions = true,
+      description = "Put an item into a work queue, take one, or see how many wait (items as UTF-8 text).",
+      subcommands = {Queue.Put.class, Queue.Take.class, Queue.ListItems.class})
+  static final class Queue implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return BatonCommand.USAGE;
+    }
+
+    static DistributedQueue<String> open(Baton baton, String path, CommandSpec spec) {
+      LockCommand.checkPath(path, "<path>", "queue path", spec);
+      return baton.queue(path, Codecs.UTF8);
+    }
+
+    @Command(name = "put", mixinStandardHelpOptions = true, description = "Adds <item> at the tail of the queue at <path>.")
+    static final class Put implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The queue's path, e.g. /queues/mail.")
+      String path;
+
+      @Parameters(index = "1", paramLabel = "<item>", description = "The item, as text.")
+      String item;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "queue path", spec);
+        try (Baton baton = connection.open(spec)) {
+          open(baton, path, spec).put(item);
+          return BatonCommand.OK;
+        }
+      }
+    }
+
+    @Command(name = "take", mixinStandardHelpOptions = true,
+        description = "Takes the oldest item of the queue at <path>, prints it and removes it (acknowledged once printed).")
+    static final class Take implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+      @Mixin JsonOutput json;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The queue's path, e.g. /queues/mail.")
+      String path;
+
+      @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+          description = "Give up (exit 124) if no item comes within this time; 0s looks once. Default: wait.")
+      Duration timeout;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "queue path", spec);
+        try (Baton baton = connection.open(spec)) {
+          DistributedQueue<String> queue = open(baton, path, spec);
+          Optional<QueueItem<String>> taken = timeout == null ? Optional.of(queue.take()) : queue.take(timeout);
+          if (taken.isEmpty()) {
+            spec.commandLine().getErr().println("baton queue take: no item in " + path + " within "
+                + DemoReport.seconds(timeout));
+            spec.commandLine().getErr().flush();
+            return LockHoldCommand.EXIT_NOT_OBTAINED;
+          }
+          try (QueueItem<String> item = taken.get()) {
+            PrintWriter out = spec.commandLine().getOut();
+            if (json.enabled) {
+              JsonOutput.print(out, JsonOutput.object("path", path, "item", item.path(), "value", item.value()));
+            } else {
+              out.println(item.value());
+              out.flush();
+            }
+            item.ack();
+          }
+          return BatonCommand.OK;
+        }
+      }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+        description = "Prints how many items wait in the queue at <path>, and the next one.")
+    static final class ListItems implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+      @Mixin JsonOutput json;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The queue's path, e.g. /queues/mail.")
+      String path;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "queue path", spec);
+        try (Baton baton = connection.open(spec)) {
+          DistributedQueue<String> queue = open(baton, path, spec);
+          int size = queue.size();
+          Optional<String> next = queue.peek();
+          PrintWriter out = spec.commandLine().getOut();
+          if (json.enabled) {
+            JsonOutput.print(out, JsonOutput.object("path", path, "size", size, "next", next.orElse(null)));
+            return BatonCommand.OK;
+          }
+          out.println(size + (size == 1 ? " item" : " items") + " in " + path
+              + next.map(n -> "; next: " + n).orElse(""));
+          out.flush();
+          return BatonCommand.OK;
+        }
+      }
+    }
+  }
+
+  /** {@code baton barrier}. */
+  @Command(name = "barrier", mixinStandardHelpOptions = true,
+      description = "Set, remove or wait for a barrier (Baton's or Curator's DistributedBarrier).",
+      subcommands = {BarrierCommand.Set.class, BarrierCommand.Remove.class, BarrierCommand.Wait.class})
+  static final class BarrierCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return BatonCommand.USAGE;
+    }
+
+    static Barrier open(Baton baton, String path) {
+      return baton.barrier(path);
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true, description = "Sets the barrier at <path>: waiters block.")
+    static final class Set implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The barrier's path, e.g. /barriers/deploy.")
+      String path;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "barrier path", spec);
+        try (Baton baton = connection.open(spec)) {
+          open(baton, path).set();
+          return BatonCommand.OK;
+        }
+      }
+    }
+
+    @Command(name = "remove", mixinStandardHelpOptions = true, description = "Removes the barrier at <path>: waiters go on.")
+    static final class Remove implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The barrier's path, e.g. /barriers/deploy.")
+      String path;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "barrier path", spec);
+        try (Baton baton = connection.open(spec)) {
+          open(baton, path).remove();
+          return BatonCommand.OK;
+        }
+      }
+    }
+
+    @Command(name = "wait", mixinStandardHelpOptions = true,
+        description = "Waits until the barrier at <path> is removed (returns at once if it is not set).")
+    static final class Wait implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The barrier's path, e.g. /barriers/deploy.")
+      String path;
+
+      @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+          description = "Give up (exit 124) if the barrier is still set after this time. Default: wait.")
+      Duration timeout;
+
+      @Override
+      public Integer call() {
+        LockCommand.checkPath(path, "<path>", "barrier path", spec);
+        try (Baton baton = connection.open(spec)) {
+          Barrier barrier = open(baton, path);
+          if (timeout == null) {
+            barrier.await();
+          } else if (!barrier.await(timeout)) {
+            spec.commandLine().getErr().println("baton barrier wait: " + path + " is still set after "
+                + DemoReport.seconds(timeout));
+            spec.commandLine().getErr().flush();
+            return LockHoldCommand.EXIT_NOT_OBTAINED;
+          }
+          return BatonCommand.OK;
+        }
+      }
+    }
+  }
+}
