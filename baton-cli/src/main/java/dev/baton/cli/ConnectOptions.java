@@ -22,7 +22,8 @@ import picocli.CommandLine.ParameterException;
  */
 final class ConnectOptions {
   @Option(names = "--connect", paramLabel = "HOST:PORT[,...]", defaultValue = "${env:BATON_CONNECT}",
-      description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181 (or set BATON_CONNECT).")
+      description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181 (or set BATON_CONNECT,"
+          + " or connect=... in ~/.baton/config).")
   String connect;
 
   @Option(names = "--connect-timeout", defaultValue = "10s", paramLabel = "DURATION",
@@ -60,8 +61,9 @@ final class ConnectOptions {
    */
   Baton open(CommandSpec spec) {
     if (connect == null) {
-      throw new ParameterException(spec.commandLine(),
-          "Missing --connect HOST:PORT[,...]: name the ZooKeeper ensemble, or set BATON_CONNECT");
+      connect = ConfigFile.value("connect").orElseThrow(() -> new ParameterException(spec.commandLine(),
+          "Missing --connect HOST:PORT[,...]: name the ZooKeeper ensemble, set BATON_CONNECT, or put"
+              + " connect=HOST:PORT in " + ConfigFile.location()));
     }
     checkConnectString(connect, spec);
     checkConnectTimeout(connectTimeout, spec);
