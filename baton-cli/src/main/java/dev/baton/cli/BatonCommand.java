@@ -57,6 +57,8 @@ public final class BatonCommand implements Callable<Integer> {
     CommandLine commandLine = new CommandLine(new BatonCommand());
     // Listed in baton --help (picocli hides it by default): source <(baton generate-completion)
     commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
+    // Help flows to the terminal's width, like a man page, instead of breaking at 80 columns.
+    commandLine.setUsageHelpAutoWidth(true);
     commandLine.setExecutionExceptionHandler(BatonCommand::handleFailure);
     commandLine.setParameterExceptionHandler(BatonCommand::handleBadUsage);
     return commandLine;

@@ -23,17 +23,16 @@ import picocli.CommandLine.Spec;
     description = {
         "A flash sale that shows the mutex keeping a stock count from being oversold.",
         "",
-        "Application nodes, each with its own ZooKeeper session and several buyer",
-        "threads, sell a stock counted in one ZooKeeper node: read it, think, write it",
-        "back less one. With the mutex nothing is oversold, the fencing tokens grow",
-        "with every sale, and the stock refuses a write with an older token.",
-        "--mode cas sells without a lock: each sale a compare-and-set on the stock.",
-        "With --no-lock the same code oversells.",
-        "Starts an embedded ZooKeeper (fsync on) unless --connect is given.",
-        "--backend redis runs the same sale on Redis: an embedded redis-server unless",
-        "--redis is given. --compare runs it on both, then two failure cases on both",
-        "(a holder stalled past its lease; a Redis master lost before its replica got",
-        "the lock), and ends with one table."
+        "Application nodes, each with its own ZooKeeper session and several buyer threads, sell a stock"
+            + " counted in one ZooKeeper node: read it, think, write it back less one. With the mutex"
+            + " nothing is oversold, the fencing tokens grow with every sale, and the stock refuses a"
+            + " write with an older token. --mode cas sells without a lock: each sale a compare-and-set"
+            + " on the stock. With --no-lock the same code oversells. Starts an embedded ZooKeeper"
+            + " (fsync on) unless --connect is given.",
+        "",
+        "--backend redis runs the same sale on Redis: an embedded redis-server unless --redis is given."
+            + " --compare runs it on both, then two failure cases on both (a holder stalled past its"
+            + " lease; a server failing right after the grant), and ends with one table."
     })
 final class DemoCommand implements Callable<Integer> {
   static final int MAX_NODES = 100;

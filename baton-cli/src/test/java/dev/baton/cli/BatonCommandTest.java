@@ -31,6 +31,20 @@ class BatonCommandTest {
     assertThat(Cli.run("--help").out()).contains("generate-completion");
   }
 
+  /** Descriptions are paragraphs that picocli wraps, never lines broken by hand mid-sentence. */
+  @Test
+  void help_atAWideTerminal_keepsEachParagraphOnOneLine() {
+    picocli.CommandLine wide = BatonCommand.newCommandLine();
+    wide.setUsageHelpAutoWidth(false);
+    wide.setUsageHelpWidth(2000);
+    String demo = wide.getSubcommands().get("demo").getUsageMessage();
+    assertThat(demo.lines()).anySatisfy(line -> assertThat(line)
+        .contains("Application nodes, each with its own ZooKeeper session").contains("unless --connect is given."));
+    String hold = wide.getSubcommands().get("lock").getSubcommands().get("hold").getUsageMessage();
+    assertThat(hold.lines()).anySatisfy(line -> assertThat(line)
+        .contains("Exit codes: the command's own code").contains("cannot be told apart from baton."));
+  }
+
   @Test
   void noCommandIsBadUsage() {
     Cli.Run run = Cli.run();
