@@ -4,7 +4,10 @@ import dev.baton.ConnectStrings;
 import dev.baton.atomic.Counter;
 import dev.baton.barrier.Barrier;
 import dev.baton.barrier.DoubleBarrier;
+import dev.baton.cache.NodeCache;
+import dev.baton.cache.TreeCache;
 import dev.baton.internal.atomic.ZkCounter;
+import dev.baton.internal.cache.ZkCache;
 import dev.baton.internal.barrier.ZkBarrier;
 import dev.baton.internal.barrier.ZkDoubleBarrier;
 import dev.baton.internal.leader.ZkLeaderLatch;
@@ -307,6 +310,29 @@ public final class Baton implements AutoCloseable {
   public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
     session.checkOpen();
     return new ZkQueue<>(session, RecipePaths.check(session.settings(), path, "queue path"), codec);
+  }
+
+  /**
+   * A local copy of the node at {@code path} and every node below it, kept current by one
+   * persistent recursive watch, as Curator's {@code CuratorCache}; see {@link TreeCache}. The path
+   * need not exist. Add listeners, then {@link TreeCache#start()}; close it when done.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or the root
+   */
+  public TreeCache cache(String path) {
+    session.checkOpen();
+    return ZkCache.tree(session, RecipePaths.check(session.settings(), path, "cache path"));
+  }
+
+  /**
+   * A local copy of the node at {@code path} alone (its children are not watched), kept current
+   * by one persistent watch; see {@link NodeCache}. The node need not exist.
+   *
+   * @throws IllegalArgumentException naming the argument if the path is invalid or the root
+   */
+  public NodeCache nodeCache(String path) {
+    session.checkOpen();
+    return ZkCache.node(session, RecipePaths.check(session.settings(), path, "node cache path"));
   }
 
   // Recipe factories: each recipe adds its method above this line.

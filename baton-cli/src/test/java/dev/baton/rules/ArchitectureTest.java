@@ -29,12 +29,14 @@ import org.junit.jupiter.api.Test;
  *
  * <ul>
  *   <li>API packages ({@code dev.baton}, {@code dev.baton.lock}, {@code .leader}, {@code
- *       .barrier}, {@code .queue}, {@code .atomic}, {@code .config}, {@code .discovery}) hold
+ *       .barrier}, {@code .queue}, {@code .atomic}, {@code .cache}, {@code .config}, {@code .discovery}) hold
  *       interfaces, options and exceptions; implementation lives under {@code dev.baton.internal}.
  *   <li>Underneath: the session layer ({@code internal.session}), then the ordered-queue engine
- *       ({@code internal.engine}), then one implementation package per recipe. A recipe depends on
- *       the engine and the session layer, never on another recipe; the engine never on a recipe;
- *       the session layer on neither.
+ *       ({@code internal.engine}) and the watched copy of nodes ({@code internal.cache}, which the
+ *       public caches, the config center and the registry share), then one implementation package
+ *       per recipe. A recipe depends on the engine, the cache layer and the session layer, never on
+ *       another recipe; the engine and the cache layer never on a recipe nor on each other; the
+ *       session layer on none of them.
  *   <li>No package cycles. The only edges allowed to close one are those of the entry points, the
  *       classes a user starts from ({@code Baton}, {@code ConfigCenter.open}, {@code
  *       ServiceRegistry.open}): they construct implementations, which in turn implement the API.
@@ -48,7 +50,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   private static final String[] API = {
       "dev.baton", "dev.baton.lock", "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue",
-      "dev.baton.atomic", "dev.baton.config", "dev.baton.discovery", "dev.baton.redis"};
+      "dev.baton.atomic", "dev.baton.cache", "dev.baton.config", "dev.baton.discovery", "dev.baton.redis"};
   private static final List<String> RECIPES = List.of(
       "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
   private static final List<String> ENTRY_POINTS = List.of(
@@ -67,6 +69,7 @@ class ArchitectureTest {
         .as("packages imported")
         .contains("dev.baton", "dev.baton.lock", "dev.baton.internal.session", "dev.baton.internal.engine",
             "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli",
+            "dev.baton.cache", "dev.baton.internal.cache",
             "dev.baton.redis", "dev.baton.internal.redis");
   }
 
@@ -114,8 +117,8 @@ class ArchitectureTest {
   @Test
   void apiPackages_ofOneCapability_doNotUseAnother() {
     // The lease (dev.baton.lock) is the shared vocabulary: leadership is a lease too.
-    for (String capability : List.of("leader", "barrier", "queue", "atomic", "config", "discovery")) {
-      String[] others = Stream.of("leader", "barrier", "queue", "atomic", "config", "discovery")
+    for (String capability : List.of("leader", "barrier", "queue", "atomic", "cache", "config", "discovery")) {
+      String[] others = Stream.of("leader", "barrier", "queue", "atomic", "cache", "config", "discovery")
           .filter(other -> !other.equals(capability)).map(other -> "dev.baton." + other).toArray(String[]::new);
       noClasses().that().resideInAPackage("dev.baton." + capability)
           .should().dependOnClassesThat().resideInAnyPackage(others)
@@ -124,7 +127,7 @@ class ArchitectureTest {
     noClasses().that().resideInAPackage("dev.baton.lock")
         .should().dependOnClassesThat().resideInAnyPackage(
             "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue", "dev.baton.atomic",
-            "dev.baton.config", "dev.baton.discovery")
+            "dev.baton.cache", "dev.baton.config", "dev.baton.discovery")
         .check(classes);
   }
 
@@ -140,19 +143,27 @@ class ArchitectureTest {
   }
 
   @Test
-  void engine_dependsOnNoRecipe_andSessionLayer_onNeitherEngineNorRecipe() {
+  void engineAndCacheLayer_dependOnNoRecipe_andSessionLayer_onNoneOfThem() {
     String[] recipes = RECIPES.stream().map(r -> "dev.baton.internal." + r).toArray(String[]::new);
     noClasses().that().resideInAPackage("dev.baton.internal.engine")
         .should().dependOnClassesThat().resideInAnyPackage(recipes)
         .check(classes);
+    noClasses().that().resideInAPackage("dev.baton.internal.cache")
+        .should().dependOnClassesThat().resideInAnyPackage(recipes)
+        .orShould().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
+        .check(classes);
+    noClasses().that().resideInAPackage("dev.baton.internal.engine")
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.internal.cache")
+        .check(classes);
     noClasses().that().resideInAPackage("dev.baton.internal.session")
         .should().dependOnClassesThat().resideInAnyPackage(recipes)
         .orShould().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
+        .orShould().dependOnClassesThat().resideInAPackage("dev.baton.internal.cache")
         .check(classes);
   }
 
   @Test
-  void configAndDiscoveryModules_standOnTheSessionLayerOnly() {
+  void configAndDiscoveryModules_standOnTheSessionAndCacheLayersOnly() {
     noClasses().that().resideInAnyPackage("dev.baton.internal.config", "dev.baton.internal.discovery")
         .should().dependOnClassesThat().resideInAPackage("dev.baton.internal.engine")
         .check(classes);
@@ -160,7 +171,7 @@ class ArchitectureTest {
 
   @Test
   void redisBackend_standsBesideZooKeeper_notOnIt() {
-    String[] zooKeeperSide = Stream.concat(Stream.of("session", "engine"), RECIPES.stream())
+    String[] zooKeeperSide = Stream.concat(Stream.of("session", "engine", "cache"), RECIPES.stream())
         .map(p -> "dev.baton.internal." + p).toArray(String[]::new);
     noClasses().that().resideInAnyPackage("dev.baton.redis", "dev.baton.internal.redis")
         .should().dependOnClassesThat().resideInAnyPackage(zooKeeperSide)
