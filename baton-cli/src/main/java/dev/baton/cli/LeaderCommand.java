@@ -29,6 +29,8 @@ final class LeaderCommand implements Callable<Integer> {
   public Integer call() {
     LockCommand.checkPath(path, "<path>", "election path", spec);
     try (Baton baton = connection.open(spec)) {
+      // A leader selector stands on a mutex, so its nodes are a mutex's.
+      RecipeCheck.expect(baton, path, connection.connectTimeout, "election", NodeKind.LEADER_LATCH, NodeKind.MUTEX);
       // Reading only: neither object takes part until started, and neither is started here.
       String kind = "leader latch";
       List<String> line = baton.leaderLatch(path, "baton-cli").participants();

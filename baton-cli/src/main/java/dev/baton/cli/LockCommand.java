@@ -122,6 +122,7 @@ final class LockCommand implements Callable<Integer> {
       checkPath(path, spec);
       try (Baton baton = connection.open(spec)) {
         Mutex mutex = mutex(baton, path, spec);
+        RecipeCheck.expect(baton, path, connection.connectTimeout, "mutex", NodeKind.MUTEX);
         Optional<LockOwner> holder = mutex.holder();
         boolean asked = baton.requestRevocation(mutex);
         PrintWriter out = spec.commandLine().getOut();
@@ -193,7 +194,9 @@ final class LockCommand implements Callable<Integer> {
     }
     checkPath(path, spec);
     try (Baton baton = zooKeeper.open(spec)) {
-      return reading.apply(mutex(baton, path, spec));
+      Mutex mutex = mutex(baton, path, spec);
+      RecipeCheck.expect(baton, path, zooKeeper.connectTimeout, "mutex", NodeKind.MUTEX);
+      return reading.apply(mutex);
     }
   }
 }

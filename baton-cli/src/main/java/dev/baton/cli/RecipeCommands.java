@@ -69,6 +69,7 @@ final class RecipeCommands {
         LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
         try (Baton baton = connection.open(spec)) {
           ReadWriteLock lock = baton.readWriteLock(path);
+          RecipeCheck.expect(baton, path, connection.connectTimeout, "read-write lock", NodeKind.READ_WRITE_LOCK);
           printOwners(spec.commandLine().getOut(), json, path, "holders", lock.holders(), path + " is free: nobody holds it");
           return BatonCommand.OK;
         }
@@ -90,6 +91,7 @@ final class RecipeCommands {
         LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
         try (Baton baton = connection.open(spec)) {
           ReadWriteLock lock = baton.readWriteLock(path);
+          RecipeCheck.expect(baton, path, connection.connectTimeout, "read-write lock", NodeKind.READ_WRITE_LOCK);
           printOwners(spec.commandLine().getOut(), json, path, "waiters", lock.waiters(), "nobody waits for " + path);
           return BatonCommand.OK;
         }
@@ -136,6 +138,7 @@ final class RecipeCommands {
       }
       try (Baton baton = connection.open(spec)) {
         Semaphore semaphore = baton.semaphore(path, permits);
+        RecipeCheck.expect(baton, path, connection.connectTimeout, "semaphore", NodeKind.SEMAPHORE);
         printOwners(spec.commandLine().getOut(), json, path, "holders", semaphore.holders(),
             "nobody holds a permit of " + path);
         return BatonCommand.OK;
@@ -238,6 +241,7 @@ final class RecipeCommands {
         LockCommand.checkPath(path, "<path>", "queue path", spec);
         try (Baton baton = connection.open(spec)) {
           DistributedQueue<String> queue = open(baton, path, spec);
+          RecipeCheck.expect(baton, path, connection.connectTimeout, "queue", NodeKind.QUEUE);
           int size = queue.size();
           Optional<String> next = queue.peek();
           PrintWriter out = spec.commandLine().getOut();

@@ -127,6 +127,29 @@ class RecipeCommandsTest {
   }
 
   @Test
+  void aPathThatIsNotTheRecipeAskedFor_isRefused_sayingWhatItIs() throws Exception {
+    Mutex mutex = baton.mutex("/cli-kinds/lock");
+    try (Lease lease = mutex.acquire(Duration.ofSeconds(5));
+         dev.baton.config.ConfigCenter config = dev.baton.config.ConfigCenter.open(baton, "/cli-kinds/config")) {
+      config.create("db/url", "jdbc:h2:mem");
+
+      Cli.Run rw = cli("rwlock", "holders", "/cli-kinds/lock");
+      assertThat(rw.exitCode()).isEqualTo(BatonCommand.FAILURE);
+      assertThat(rw.err()).contains("/cli-kinds/lock is not a read-write lock: it is a mutex");
+
+      Cli.Run folder = cli("lock", "holder", "/cli-kinds/config");
+      assertThat(folder.exitCode()).isEqualTo(BatonCommand.FAILURE);
+      assertThat(folder.err()).contains("/cli-kinds/config is not a mutex: its children (db)", "baton tree /cli-kinds/config");
+
+      Cli.Run election = cli("leader", "/cli-kinds/config/db");
+      assertThat(election.exitCode()).isEqualTo(BatonCommand.FAILURE);
+      assertThat(election.err()).contains("/cli-kinds/config/db is not an election");
+    }
+    // Nothing below it: any recipe at rest.
+    assertThat(cli("semaphore", "holders", "/cli-kinds/none", "--permits", "1").exitCode()).isZero();
+  }
+
+  @Test
   void electionJoin_runsTheCommandAsLeader_withTheToken(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("out");
     Cli.Run run = Cli.run("election", "join", "/cli-election/a", "--id", "cli-1", "--connect", cluster.connectString(), "--",
