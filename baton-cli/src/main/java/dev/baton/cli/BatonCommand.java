@@ -31,7 +31,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class,
         ConfigCommand.class, ServiceCommand.class, RecipeCommands.RwLock.class,
         RecipeCommands.SemaphoreCommand.class, ElectionCommand.class, RecipeCommands.Queue.class,
-        RecipeCommands.BarrierCommand.class, TreeCommand.class, AutoComplete.GenerateCompletion.class},
+        RecipeCommands.BarrierCommand.class, TreeCommand.class, ConsoleCommand.class,
+        AutoComplete.GenerateCompletion.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
   static final int OK = 0;

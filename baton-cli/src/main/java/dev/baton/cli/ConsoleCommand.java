@@ -1,0 +1,82 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code baton console}: a web page that shows, live, who holds what. */
+@Command(name = "console", mixinStandardHelpOptions = true,
+    description = "Serves a web page (and its JSON API under /api) that shows, live, every lock below --root with"
+        + " its holders and waiters in line, every election with its leader, every service with its instances,"
+        + " and the connection's state. It stands on one watch of the tree: nothing is polled. With"
+        + " --allow-writes operators can revoke a lock (cooperatively) from the page, with this client's own"
+        + " ZooKeeper credentials. Runs until Ctrl-C.")
+final class ConsoleCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ConnectOptions connection;
+
+  @Option(names = "--port", defaultValue = "8080", paramLabel = "PORT",
+      description = "The page's port; 0 picks a free one. Default: ${DEFAULT-VALUE}.")
+  int port;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
+      description = "Address to listen on (0.0.0.0 for every interface; the page has no login of its own)."
+          + " Default: ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(names = "--root", defaultValue = "/", paramLabel = "PATH",
+      description = "Show what lies below this path. Default: ${DEFAULT-VALUE}.")
+  String root;
+
+  @Option(names = "--allow-writes",
+      description = "Let the page revoke locks. Without it every write is refused and nothing is written.")
+  boolean allowWrites;
+
+  /** Released by the shutdown hook; tests release it to stop the console. */
+  final CountDownLatch stop = new CountDownLatch(1);
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (port < 0 || port > 65535) {
+      throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, was " + port);
+    }
+    if (!root.equals("/")) {
+      LockCommand.checkPath(root, "--root", "console root", spec);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    try (Baton baton = connection.open(spec)) {
+      ConsoleServer server;
+      try {
+        server = new ConsoleServer(baton, new ConsoleModel(baton, root), allowWrites, new InetSocketAddress(host, port));
+      } catch (IOException e) {
+        throw new CliException("Cannot listen on " + host + ":" + port + " (" + e.getMessage()
+            + "); choose another port with --port");
+      }
+      try (server) {
+        server.start(connection.connectTimeout);
+        Thread hook = new Thread(stop::countDown, "baton-console-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        out.println("Baton console at http://" + host + ":" + server.port() + "/ showing " + root + " of "
+            + baton.connectString() + (allowWrites ? " (writes allowed)" : " (read only; --allow-writes to revoke)"));
+        out.println("Press Ctrl-C to stop.");
+        out.flush();
+        stop.await();
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // Ctrl-C: the hook released the latch.
+        }
+      }
+    }
+    return BatonCommand.OK;
+  }
+}

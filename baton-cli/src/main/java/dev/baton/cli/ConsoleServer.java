@@ -1,0 +1,217 @@
+package dev.baton.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.baton.Baton;
+import dev.baton.ZkPaths;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The web console's HTTP side, on the JDK's own server: the page and its script (from the jar),
+ * {@code GET /api/state} (the {@link ConsoleModel}'s picture as JSON), {@code GET /api/events}
+ * (server-sent events: the picture again after every change, at most every 100 ms), and {@code
+ * POST /api/revoke} (a cooperative revocation, only with {@code --allow-writes}).
+ *
+ * <p>Writes need a JSON body ({@code Content-Type: application/json}), which a page of another
+ * site cannot send without the browser asking first: a cross-site form cannot revoke a lock.
+ */
+final class ConsoleServer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long PUBLISH_EVERY_MILLIS = 100;
+
+  private final Baton baton;
+  private final ConsoleModel model;
+  private final boolean allowWrites;
+  private final HttpServer http;
+  private final ExecutorService handlers = Executors.newCachedThreadPool(daemon("baton-console-http"));
+  private final ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor(daemon("baton-console-publish"));
+  private final List<OutputStream> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean publishQueued = new AtomicBoolean();
+
+  ConsoleServer(Baton baton, ConsoleModel model, boolean allowWrites, InetSocketAddress address) throws IOException {
+    this.baton = baton;
+    this.model = model;
+    this.allowWrites = allowWrites;
+    this.http = HttpServer.create(address, 0);
+    http.setExecutor(handlers);
+    http.createContext("/", this::page);
+    http.createContext("/api/state", exchange -> respond(exchange, 200, state()));
+    http.createContext("/api/events", this::events);
+    http.createContext("/api/revoke", this::revoke);
+  }
+
+  void start(Duration initialLoad) {
+    model.start(this::changed, initialLoad);
+    http.start();
+    // A comment line every 15 s keeps proxies from closing a quiet stream and finds gone pages.
+    publisher.scheduleAtFixedRate(() -> send(": keep-alive\n\n"), 15, 15, TimeUnit.SECONDS);
+  }
+
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  private Map<String, Object> state() {
+    Map<String, Object> state = model.snapshot();
+    state.put("allowWrites", allowWrites);
+    return state;
+  }
+
+  // Many changes in a burst (a hand-over touches several nodes) make one message.
+  private void changed() {
+    if (publishQueued.compareAndSet(false, true)) {
+      publisher.schedule(() -> {
+        publishQueued.set(false);
+        try {
+          send("event: state\ndata: " + JSON.writeValueAsString(state()) + "\n\n");
+        } catch (IOException | RuntimeException e) {
+          send("event: problem\ndata: " + quoted(e.getMessage()) + "\n\n");
+        }
+      }, PUBLISH_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void send(String message) {
+    byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
+    for (OutputStream out : listeners) {
+      try {
+        out.write(bytes);
+        out.flush();
+      } catch (IOException gone) {
+        listeners.remove(out);
+      }
+    }
+  }
+
+  private void events(HttpExchange exchange) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    out.write(("event: state\ndata: " + JSON.writeValueAsString(state()) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    listeners.add(out); // left open: closed when the page goes, or with the server
+  }
+
+  private void revoke(HttpExchange exchange) throws IOException {
+    if (!exchange.getRequestMethod().equals("POST")) {
+      respond(exchange, 405, Map.of("error", "use POST"));
+      return;
+    }
+    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.startsWith("application/json")) {
+      respond(exchange, 415, Map.of("error", "send the request as application/json"));
+      return;
+    }
+    if (!allowWrites) {
+      respond(exchange, 403, Map.of("error", "writes are off: start the console with --allow-writes to revoke locks"));
+      return;
+    }
+    String path;
+    try (InputStream in = exchange.getRequestBody()) {
+      JsonNode body = JSON.readTree(in);
+      path = body == null || !body.hasNonNull("path") ? null : body.get("path").asText();
+    } catch (IOException e) {
+      respond(exchange, 400, Map.of("error", "the body must be JSON such as {\"path\": \"/locks/a\"}"));
+      return;
+    }
+    if (path == null) {
+      respond(exchange, 400, Map.of("error", "the body must name the lock: {\"path\": \"/locks/a\"}"));
+      return;
+    }
+    try {
+      ZkPaths.validateRecipePath(path, "lock path");
+      RecipeCheck.expect(baton, path, Duration.ofSeconds(10), "mutex", NodeKind.MUTEX);
+      boolean asked = baton.requestRevocation(baton.mutex(path));
+      respond(exchange, 200, Map.of("path", path, "asked", asked));
+    } catch (IllegalArgumentException | CliException e) {
+      respond(exchange, 400, Map.of("error", e.getMessage()));
+    } catch (RuntimeException e) {
+      respond(exchange, 503, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
+    }
+  }
+
+  private void page(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    String file = switch (path) {
+      case "/", "/index.html" -> "index.html";
+      case "/console.js" -> "console.js";
+      case "/console.css" -> "console.css";
+      default -> null;
+    };
+    if (file == null) {
+      respond(exchange, 404, Map.of("error", "no page " + path));
+      return;
+    }
+    byte[] body;
+    try (InputStream in = ConsoleServer.class.getResourceAsStream("console/" + file)) {
+      if (in == null) {
+        respond(exchange, 500, Map.of("error", "the console's " + file + " is missing from the jar"));
+        return;
+      }
+      body = in.readAllBytes();
+    }
+    String type = file.endsWith(".html") ? "text/html" : file.endsWith(".js") ? "text/javascript" : "text/css";
+    exchange.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+    exchange.sendResponseHeaders(200, body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private static void respond(HttpExchange exchange, int status, Object document) throws IOException {
+    byte[] body = JSON.writeValueAsBytes(document);
+    exchange.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(status, body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private static String quoted(String text) {
+    try {
+      return JSON.writeValueAsString(text == null ? "" : text);
+    } catch (IOException e) {
+      return "\"\"";
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  @Override
+  public void close() {
+    http.stop(0);
+    listeners.forEach(out -> {
+      try {
+        out.close();
+      } catch (IOException ignored) {
+        // The page is gone already.
+      }
+    });
+    publisher.shutdownNow();
+    handlers.shutdownNow();
+    model.close();
+  }
+}

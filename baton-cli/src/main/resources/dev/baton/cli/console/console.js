@@ -1,0 +1,123 @@
+// The Baton console: renders /api/events' pictures. Every text from the server goes in through
+// textContent, never as HTML: paths and thread names may hold any character.
+'use strict';
+
+let latest = null;
+let skew = 0; // server clock minus this page's, so that waits count from the server's time
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function seconds(ms) {
+  if (ms < 0) ms = 0;
+  return ms < 10000 ? (ms / 1000).toFixed(1) + ' s' : Math.round(ms / 1000) + ' s';
+}
+
+function ownerLine(owner, now, waiting) {
+  const who = owner.host + (owner.pid ? ' pid ' + owner.pid : '') + (owner.thread ? ' ' + owner.thread : '');
+  const since = waiting ? ', waiting ' + seconds(now - owner.queuedAtMillis) : ', queued ' + seconds(now - owner.queuedAtMillis) + ' ago';
+  return el('span', who + ' token ' + owner.token + since, 'owner');
+}
+
+function rows(tableId, items, render, columns) {
+  const body = document.querySelector('#' + tableId + ' tbody');
+  body.replaceChildren();
+  if (!items || items.length === 0) {
+    const tr = el('tr');
+    const td = el('td', 'none', 'empty');
+    td.colSpan = columns;
+    tr.append(td);
+    body.append(tr);
+    return;
+  }
+  for (const item of items) body.append(render(item));
+}
+
+function revoke(path, button) {
+  button.disabled = true;
+  fetch('api/revoke', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) })
+    .then(r => r.json().then(body => ({ ok: r.ok, body })))
+    .then(({ ok, body }) => { button.textContent = ok ? (body.asked ? 'asked' : 'free') : 'refused'; button.title = body.error || ''; })
+    .catch(e => { button.textContent = 'failed'; button.title = String(e); });
+}
+
+function render() {
+  if (!latest) return;
+  const s = latest;
+  const now = Date.now() + skew;
+  document.getElementById('root').textContent = s.root;
+  const connection = document.getElementById('connection');
+  connection.textContent = s.connection + (s.synced ? '' : ' (catching up)');
+  connection.className = 'state ' + s.connection;
+  const banner = document.getElementById('banner');
+  const down = s.connection === 'LOST' || s.connection === 'SUSPENDED' || s.connection === 'DISCONNECTED';
+  banner.hidden = !down;
+  banner.textContent = down ? 'The connection to ZooKeeper is ' + s.connection + ': what you see may be out of date; it reloads once the connection is back.' : '';
+
+  rows('locks', s.locks, lock => {
+    const tr = el('tr');
+    tr.dataset.path = lock.path;
+    tr.append(el('td', lock.path), el('td', lock.kind));
+    const holders = el('td');
+    if (lock.kind === 'semaphore') holders.textContent = lock.leases + ' lease nodes';
+    else if (!lock.holders || lock.holders.length === 0) holders.append(el('span', 'free', 'empty'));
+    else lock.holders.forEach(o => holders.append(ownerLine(o, now, false)));
+    const waiters = el('td');
+    (lock.waiters || []).forEach(o => waiters.append(ownerLine(o, now, true)));
+    const action = el('td');
+    if (lock.kind === 'mutex' && lock.holders && lock.holders.length > 0) {
+      const button = el('button', 'revoke');
+      button.disabled = !s.allowWrites;
+      button.title = s.allowWrites ? 'ask the holder to let go' : 'start the console with --allow-writes';
+      button.addEventListener('click', () => revoke(lock.path, button));
+      action.append(button);
+    }
+    tr.append(holders, waiters, action);
+    if (lock.error) tr.title = lock.error;
+    return tr;
+  }, 5);
+  rows('elections', s.elections, e => {
+    const tr = el('tr');
+    tr.append(el('td', e.path), el('td', e.leader || 'nobody'), el('td', (e.participants || []).slice(1).join(', ')));
+    return tr;
+  }, 3);
+  rows('services', s.services, svc => {
+    const tr = el('tr');
+    const instances = el('td');
+    (svc.instances || []).forEach(i => instances.append(el('span', i.id, 'owner')));
+    tr.append(el('td', svc.path), instances);
+    return tr;
+  }, 2);
+  rows('queues', s.queues, q => {
+    const tr = el('tr');
+    tr.append(el('td', q.path), el('td', q.items));
+    return tr;
+  }, 2);
+}
+
+function connect() {
+  const events = new EventSource('api/events');
+  events.addEventListener('state', m => {
+    latest = JSON.parse(m.data);
+    skew = latest.now - Date.now();
+    document.body.dataset.updated = String(latest.now);
+    render();
+  });
+  events.addEventListener('problem', m => {
+    const banner = document.getElementById('banner');
+    banner.hidden = false;
+    banner.textContent = 'The console could not read the tree: ' + JSON.parse(m.data);
+  });
+  events.onerror = () => {
+    const connection = document.getElementById('connection');
+    connection.textContent = 'console unreachable, retrying';
+    connection.className = 'state LOST';
+  };
+}
+
+setInterval(render, 1000);
+connect();

@@ -1,0 +1,217 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.Baton;
+import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
+import dev.baton.testkit.FaultProxy;
+import dev.baton.testkit.TestCluster;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The console's JSON API and its live stream, in Java, in every run. */
+class ConsoleServerTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final HttpClient HTTP = HttpClient.newHttpClient();
+  static TestCluster cluster;
+  static Baton baton;
+
+  @BeforeAll
+  static void start() {
+    cluster = TestCluster.standalone();
+    baton = Baton.connect(cluster.connectString());
+  }
+
+  @AfterAll
+  static void stop() {
+    baton.close();
+    cluster.close();
+  }
+
+  static ConsoleServer console(Baton client, String root, boolean allowWrites) throws Exception {
+    ConsoleServer server = new ConsoleServer(client, new ConsoleModel(client, root), allowWrites,
+        new InetSocketAddress("127.0.0.1", 0));
+    server.start(Duration.ofSeconds(10));
+    return server;
+  }
+
+  static JsonNode get(ConsoleServer server, String path) throws Exception {
+    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + server.port() + path)).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  static HttpResponse<String> revoke(ConsoleServer server, String lockPath) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/revoke"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(java.util.Map.of("path", lockPath))))
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static JsonNode lock(JsonNode state, String path) {
+    for (JsonNode lock : state.get("locks")) {
+      if (lock.get("path").asText().equals(path)) {
+        return lock;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void state_showsEachLockWithHolderAndWaitersInLine_andAPathWithOddCharacters() throws Exception {
+    String odd = "/console-a/sku 42 \"ünï\" <b>&amp;";
+    Mutex mutex = baton.mutex(odd);
+    try (ConsoleServer server = console(baton, "/console-a", false);
+         Baton other = Baton.connect(cluster.connectString());
+         Lease lease = mutex.acquire(Duration.ofSeconds(5))) {
+      CompletableFuture<Lease> waiting = other.mutex(odd).acquireAsync();
+      await().untilAsserted(() -> {
+        JsonNode lock = lock(get(server, "/api/state"), odd);
+        assertThat(lock).isNotNull();
+        assertThat(lock.get("kind").asText()).isEqualTo("mutex");
+        assertThat(lock.get("holders").get(0).get("token").asLong()).isEqualTo(lease.fencingToken());
+        assertThat(lock.get("waiters")).hasSize(1);
+        assertThat(lock.get("waiters").get(0).get("session").asText()).isEqualTo("0x" + Long.toHexString(other.sessionId()));
+        assertThat(lock.get("waiters").get(0).get("queuedAtMillis").asLong()).isPositive();
+      });
+      JsonNode state = get(server, "/api/state");
+      assertThat(state.get("connection").asText()).isEqualTo("CONNECTED");
+      assertThat(state.get("allowWrites").asBoolean()).isFalse();
+      lease.close();
+      waiting.join().close();
+    }
+  }
+
+  @Test
+  void events_streamAPictureAfterEveryChange() throws Exception {
+    try (ConsoleServer server = console(baton, "/console-b", false)) {
+      HttpResponse<InputStream> stream = HTTP.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/api/events")).build(), HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(stream.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+      List<String> data = new CopyOnWriteArrayList<>();
+      Thread reader = new Thread(() -> {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+          String line;
+          while ((line = lines.readLine()) != null) {
+            if (line.startsWith("data: ")) {
+              data.add(line.substring(6));
+            }
+          }
+        } catch (java.io.IOException closed) {
+          // The server closed the stream.
+        }
+      });
+      reader.setDaemon(true);
+      reader.start();
+      await().until(() -> !data.isEmpty()); // the picture as it stood
+
+      try (Lease lease = baton.mutex("/console-b/orders").acquire(Duration.ofSeconds(5))) {
+        await().until(() -> data.stream().anyMatch(d -> d.contains("/console-b/orders")
+            && d.contains("\"token\":" + lease.fencingToken())));
+      }
+      await().until(() -> {
+        JsonNode last = JSON.readTree(data.get(data.size() - 1));
+        JsonNode lock = lock(last, "/console-b/orders");
+        return lock == null || lock.get("holders").isEmpty();
+      });
+    }
+  }
+
+  @Test
+  void revoke_withoutAllowWrites_isRefused_andNothingIsWritten() throws Exception {
+    Mutex mutex = baton.mutex("/console-c/job");
+    AtomicBoolean asked = new AtomicBoolean();
+    try (ConsoleServer server = console(baton, "/console-c", false);
+         Lease lease = mutex.acquire(Duration.ofSeconds(5))) {
+      lease.makeRevocable(l -> asked.set(true));
+      String holderBefore = mutex.holder().orElseThrow().toString();
+
+      HttpResponse<String> response = revoke(server, "/console-c/job");
+
+      assertThat(response.statusCode()).isEqualTo(403);
+      assertThat(response.body()).contains("--allow-writes");
+      assertThat(mutex.holder().orElseThrow().toString()).isEqualTo(holderBefore);
+      assertThat(asked).isFalse();
+    }
+  }
+
+  @Test
+  void revoke_withAllowWrites_asksTheHolder_andRefusesWhatIsNotAMutex() throws Exception {
+    Mutex mutex = baton.mutex("/console-d/job");
+    AtomicBoolean asked = new AtomicBoolean();
+    try (ConsoleServer server = console(baton, "/console-d", true);
+         Lease lease = mutex.acquire(Duration.ofSeconds(5))) {
+      lease.makeRevocable(l -> asked.set(true));
+
+      HttpResponse<String> response = revoke(server, "/console-d/job");
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      assertThat(JSON.readTree(response.body()).get("asked").asBoolean()).isTrue();
+      await().untilTrue(asked);
+
+      HttpResponse<String> bad = revoke(server, "no-slash");
+      assertThat(bad.statusCode()).isEqualTo(400);
+      assertThat(bad.body()).contains("no-slash");
+      HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/revoke"))
+          .header("Content-Type", "application/x-www-form-urlencoded")
+          .POST(HttpRequest.BodyPublishers.ofString("path=/console-d/job")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(form.statusCode()).isEqualTo(415);
+    }
+  }
+
+  @Test
+  void aLostConnection_showsOnThePage_andTheConsoleRecovers() throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
+         Baton client = Baton.builder().connectString(proxy.connectString()).build();
+         ConsoleServer server = console(client, "/console-e", false)) {
+      proxy.blackhole();
+      await().atMost(Duration.ofSeconds(30)).until(() -> !get(server, "/api/state").get("connection").asText().equals("CONNECTED"));
+      try (Lease lease = baton.mutex("/console-e/while-away").acquire(Duration.ofSeconds(5))) {
+        proxy.restore();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+          JsonNode state = get(server, "/api/state");
+          assertThat(state.get("connection").asText()).isIn("CONNECTED", "RECONNECTED");
+          assertThat(state.get("synced").asBoolean()).isTrue();
+          JsonNode lock = lock(state, "/console-e/while-away");
+          assertThat(lock).isNotNull();
+          assertThat(lock.get("holders").get(0).get("token").asLong()).isEqualTo(lease.fencingToken());
+        });
+      }
+    }
+  }
+
+  @Test
+  void thePageAndItsScript_areServedFromTheJar() throws Exception {
+    try (ConsoleServer server = console(baton, "/console-f", false)) {
+      HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.body()).contains("<title>Baton console</title>", "console.js");
+      HttpResponse<String> script = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/console.js")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(script.body()).contains("EventSource").doesNotContain("innerHTML");
+      HttpResponse<String> missing = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/etc/passwd")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(missing.statusCode()).isEqualTo(404);
+    }
+  }
+}
