@@ -18,14 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "config", mixinStandardHelpOptions = true,
     description = "Inspect a config center: every key below a prefix, or one key with its version.",
     subcommands = {ConfigCommand.ListKeys.class, ConfigCommand.Get.class})
-final class ConfigCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Override
-  public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    return BatonCommand.USAGE;
-  }
+final class ConfigCommand extends CommandGroup {
 
   /** The config center on {@code prefix}; a bad prefix or key is a usage error naming it. */
   static ConfigCenter open(Baton baton, String prefix, CommandSpec spec) {

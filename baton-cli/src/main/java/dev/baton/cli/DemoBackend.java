@@ -37,6 +37,16 @@ interface DemoBackend {
 
   /** One application node's clients; closing closes both. */
   record DemoNode(AutoCloseable client, Mutex mutex, StockStore stock) {
+    /** The node of an open {@code client}: its mutex and a stock client; the client is closed if either fails. */
+    static DemoNode open(AutoCloseable client, java.util.function.Supplier<Mutex> mutex, DemoBackend backend) {
+      try {
+        return new DemoNode(client, mutex.get(), backend.openStock());
+      } catch (RuntimeException e) {
+        new DemoNode(client, null, null).close();
+        throw e;
+      }
+    }
+
     /** The compare-and-set counter on {@code path}; ZooKeeper only. */
     Counter counter(String path) {
       if (client instanceof Baton baton) {
@@ -51,7 +61,9 @@ interface DemoBackend {
       } catch (Exception e) {
         // Closing a client does not fail the run; its sessions end with the process anyway.
       } finally {
-        stock.close();
+        if (stock != null) {
+          stock.close();
+        }
       }
     }
   }
@@ -88,13 +100,7 @@ interface DemoBackend {
     @Override
     public DemoNode openNode(String lockNameOrNull) {
       Baton baton = Baton.builder().connectString(connectString).connectionTimeout(connectTimeout).build();
-      try {
-        Mutex mutex = lockNameOrNull == null ? null : baton.mutex(lockNameOrNull);
-        return new DemoNode(baton, mutex, openStock());
-      } catch (RuntimeException e) {
-        baton.close();
-        throw e;
-      }
+      return DemoNode.open(baton, () -> lockNameOrNull == null ? null : baton.mutex(lockNameOrNull), this);
     }
 
     @Override
@@ -133,13 +139,7 @@ interface DemoBackend {
     @Override
     public DemoNode openNode(String lockNameOrNull) {
       RedisBaton baton = RedisBaton.builder().uri(uri).connectTimeout(connectTimeout).build();
-      try {
-        Mutex mutex = lockNameOrNull == null ? null : baton.mutex(lockNameOrNull, options);
-        return new DemoNode(baton, mutex, openStock());
-      } catch (RuntimeException e) {
-        baton.close();
-        throw e;
-      }
+      return DemoNode.open(baton, () -> lockNameOrNull == null ? null : baton.mutex(lockNameOrNull, options), this);
     }
 
     @Override

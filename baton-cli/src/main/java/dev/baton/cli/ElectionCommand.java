@@ -21,14 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "election", mixinStandardHelpOptions = true,
     description = "Take part in a leader election (Baton's or Curator's LeaderLatch).",
     subcommands = {ElectionCommand.Join.class})
-final class ElectionCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Override
-  public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    return BatonCommand.USAGE;
-  }
+final class ElectionCommand extends CommandGroup {
 
   @Command(name = "join", mixinStandardHelpOptions = true,
       description = {

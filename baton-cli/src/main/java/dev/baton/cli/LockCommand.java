@@ -25,14 +25,7 @@ import picocli.CommandLine.Spec;
     description = "Inspect a mutex, or hold it while a command runs.",
     subcommands = {LockCommand.Holder.class, LockCommand.Waiters.class, LockHoldCommand.class,
         LockCommand.Revoke.class})
-final class LockCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Override
-  public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    return BatonCommand.USAGE;
-  }
+final class LockCommand extends CommandGroup {
 
   /** One line per owner: {@code key=value} pairs, easy to read and to grep. */
   static String describe(LockOwner owner) {

@@ -27,6 +27,16 @@ import picocli.CommandLine.Spec;
 final class RecipeCommands {
   private RecipeCommands() {}
 
+  /** Checks {@code path}, connects, runs {@code action} and says OK: the shape of every command that only writes. */
+  static int write(CommandSpec spec, ConnectOptions connection, String path, String what,
+      java.util.function.Consumer<Baton> action) {
+    LockCommand.checkPath(path, "<path>", what, spec);
+    try (Baton baton = connection.open(spec)) {
+      action.accept(baton);
+      return BatonCommand.OK;
+    }
+  }
+
   /** Prints owners one line each, or as JSON, or {@code none} when there are none. */
   static void printOwners(PrintWriter out, JsonOutput json, String path, String field, List<LockOwner> owners,
       String none) {
@@ -45,14 +55,7 @@ final class RecipeCommands {
   @Command(name = "rwlock", mixinStandardHelpOptions = true,
       description = "Inspect a read-write lock (Baton's or Curator's InterProcessReadWriteLock).",
       subcommands = {RwLock.Holders.class, RwLock.Waiters.class})
-  static final class RwLock implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return BatonCommand.USAGE;
-    }
+  static final class RwLock extends CommandGroup {
 
     @Command(name = "holders", mixinStandardHelpOptions = true,
         description = "Prints who holds the read-write lock at <path>: the writer, or every reader, one line each.")
@@ -103,14 +106,7 @@ final class RecipeCommands {
   @Command(name = "semaphore", mixinStandardHelpOptions = true,
       description = "Inspect a counting semaphore (Baton's or Curator's InterProcessSemaphoreV2).",
       subcommands = {SemaphoreHolders.class})
-  static final class SemaphoreCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return BatonCommand.USAGE;
-    }
+  static final class SemaphoreCommand extends CommandGroup {
   }
 
   @Command(name = "holders", mixinStandardHelpOptions = true,
@@ -150,14 +146,7 @@ final class RecipeCommands {
   @Command(name = "queue", mixinStandardHelpOptions = true,
       description = "Put an item into a work queue, take one, or see how many wait (items as UTF-8 text).",
       subcommands = {Queue.Put.class, Queue.Take.class, Queue.ListItems.class})
-  static final class Queue implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return BatonCommand.USAGE;
-    }
+  static final class Queue extends CommandGroup {
 
     static DistributedQueue<String> open(Baton baton, String path, CommandSpec spec) {
       LockCommand.checkPath(path, "<path>", "queue path", spec);
@@ -177,11 +166,7 @@ final class RecipeCommands {
 
       @Override
       public Integer call() {
-        LockCommand.checkPath(path, "<path>", "queue path", spec);
-        try (Baton baton = connection.open(spec)) {
-          open(baton, path, spec).put(item);
-          return BatonCommand.OK;
-        }
+        return write(spec, connection, path, "queue path", baton -> open(baton, path, spec).put(item));
       }
     }
 
@@ -262,18 +247,7 @@ final class RecipeCommands {
   @Command(name = "barrier", mixinStandardHelpOptions = true,
       description = "Set, remove or wait for a barrier (Baton's or Curator's DistributedBarrier).",
       subcommands = {BarrierCommand.Set.class, BarrierCommand.Remove.class, BarrierCommand.Wait.class})
-  static final class BarrierCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return BatonCommand.USAGE;
-    }
-
-    static Barrier open(Baton baton, String path) {
-      return baton.barrier(path);
-    }
+  static final class BarrierCommand extends CommandGroup {
 
     @Command(name = "set", mixinStandardHelpOptions = true, description = "Sets the barrier at <path>: waiters block.")
     static final class Set implements Callable<Integer> {
@@ -285,11 +259,7 @@ final class RecipeCommands {
 
       @Override
       public Integer call() {
-        LockCommand.checkPath(path, "<path>", "barrier path", spec);
-        try (Baton baton = connection.open(spec)) {
-          open(baton, path).set();
-          return BatonCommand.OK;
-        }
+        return write(spec, connection, path, "barrier path", baton -> baton.barrier(path).set());
       }
     }
 
@@ -303,11 +273,7 @@ final class RecipeCommands {
 
       @Override
       public Integer call() {
-        LockCommand.checkPath(path, "<path>", "barrier path", spec);
-        try (Baton baton = connection.open(spec)) {
-          open(baton, path).remove();
-          return BatonCommand.OK;
-        }
+        return write(spec, connection, path, "barrier path", baton -> baton.barrier(path).remove());
       }
     }
 
@@ -328,7 +294,7 @@ final class RecipeCommands {
       public Integer call() {
         LockCommand.checkPath(path, "<path>", "barrier path", spec);
         try (Baton baton = connection.open(spec)) {
-          Barrier barrier = open(baton, path);
+          Barrier barrier = baton.barrier(path);
           if (timeout == null) {
             barrier.await();
           } else if (!barrier.await(timeout)) {

@@ -7,28 +7,11 @@ import dev.baton.config.ConfigCenter;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
-import dev.baton.testkit.TestCluster;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code baton config} and {@code baton service}: what a config key holds, which instances a service has. */
-class ConfigAndServiceCommandTest {
-  static TestCluster cluster;
-  static Baton baton;
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
+class ConfigAndServiceCommandTest extends StandaloneZooKeeper {
 
   @Test
   void configList_printsEveryKeyInOrder_andGetPrintsValueAndVersion() {

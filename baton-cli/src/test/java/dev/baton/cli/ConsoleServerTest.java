@@ -9,7 +9,6 @@ import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.FaultProxy;
-import dev.baton.testkit.TestCluster;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -24,28 +23,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The console's JSON API and its live stream, in Java, in every run. */
-class ConsoleServerTest {
+class ConsoleServerTest extends StandaloneZooKeeper {
   static final ObjectMapper JSON = new ObjectMapper();
   static final HttpClient HTTP = HttpClient.newHttpClient();
-  static TestCluster cluster;
-  static Baton baton;
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
 
   static ConsoleServer console(Baton client, String root, boolean allowWrites) throws Exception {
     ConsoleServer server = new ConsoleServer(client, new ConsoleModel(client, root), allowWrites,

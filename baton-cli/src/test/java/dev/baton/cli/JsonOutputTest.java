@@ -12,30 +12,13 @@ import dev.baton.discovery.ServiceRegistry;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
-import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code --json}: each inspection command prints one JSON object of the documented shape. */
-class JsonOutputTest {
-  static TestCluster cluster;
-  static Baton baton;
+class JsonOutputTest extends StandaloneZooKeeper {
   static final ObjectMapper JSON = new ObjectMapper();
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
 
   private static JsonNode run(String... args) throws Exception {
     Cli.Run run = Cli.run(args);

@@ -7,33 +7,16 @@ import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.FaultProxy;
-import dev.baton.testkit.TestCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class LockCommandTest {
-  static TestCluster cluster;
-  static Baton baton;
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
+class LockCommandTest extends StandaloneZooKeeper {
 
   /** Takes the mutex on a thread of the given name, which the lock node records. */
   private static Lease acquireAs(Mutex mutex, String threadName) throws InterruptedException {

@@ -12,34 +12,17 @@ import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.testkit.FaultProxy;
-import dev.baton.testkit.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The recipe-aware commands: rwlock, semaphore, queue, barrier, election, lock revoke. */
-class RecipeCommandsTest {
-  static TestCluster cluster;
-  static Baton baton;
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
+class RecipeCommandsTest extends StandaloneZooKeeper {
 
   private static Cli.Run cli(String... args) {
     String[] all = java.util.Arrays.copyOf(args, args.length + 2);

@@ -14,7 +14,6 @@ import dev.baton.discovery.ServiceRegistry;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
-import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,26 +21,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code baton tree}: every node named for what it is, with its holder, leader or size. */
-class TreeCommandTest {
-  static TestCluster cluster;
-  static Baton baton;
-
-  @BeforeAll
-  static void start() {
-    cluster = TestCluster.standalone();
-    baton = Baton.connect(cluster.connectString());
-  }
-
-  @AfterAll
-  static void stop() {
-    baton.close();
-    cluster.close();
-  }
+class TreeCommandTest extends StandaloneZooKeeper {
 
   @Test
   void tree_namesEachRecipe_withItsHolderLeaderOrSize() throws Exception {
