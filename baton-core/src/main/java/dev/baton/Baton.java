@@ -359,11 +359,20 @@ public final class Baton implements AutoCloseable {
     return session.sessionId();
   }
 
-  /** Calls {@code listener} on the client's event executor for every later change of state. */
+  /**
+   * Calls {@code listener} on the client's event executor for every later change of state, before
+   * recipe listeners on that executor hear what the change did to their recipe (see {@link
+   * ConnectionStateListener} for the order).
+   */
   public void addConnectionStateListener(ConnectionStateListener listener) {
     session.addStateListener(Objects.requireNonNull(listener, "listener"), session.eventExecutor());
   }
 
+  /**
+   * Calls {@code listener} on {@code executor} for every later change of state. The order with
+   * recipe listeners holds only if both run on one single-threaded executor ({@link
+   * ConnectionStateListener}).
+   */
   public void addConnectionStateListener(ConnectionStateListener listener, Executor executor) {
     session.addStateListener(
         Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor"));

@@ -5,6 +5,7 @@ import dev.baton.Baton;
 import dev.baton.BatonException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ConnectionException;
+import dev.baton.FailureListener;
 import dev.baton.NotAuthorizedException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
@@ -105,6 +106,8 @@ public interface ConfigCenter extends AutoCloseable {
    * ConfigOptions#withSnapshotFile snapshot file} it serves the file's values at once, before
    * (or without) reaching the ensemble. Otherwise as {@link #open(Baton, String)}.
    *
+   * @throws NotAuthorizedException naming the prefix if its ACL refuses this identity reading or
+   *     watching it (the first load fails); nothing is left open
    * @throws ConfigSnapshotException naming the file if it exists but cannot be read or is not a
    *     snapshot of this prefix
    */
@@ -295,9 +298,28 @@ public interface ConfigCenter extends AutoCloseable {
    *
    * @return whether the copy is synced
    * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws IllegalStateException if the config center has stopped for a {@link #failure()} (the
+   *     cause), before or while waiting
    * @throws BatonInterruptedException if the thread is interrupted
    */
   boolean awaitSynced(Duration timeout);
+
+  /**
+   * Why the local copy stopped following the ensemble by itself, if it did: the prefix's ACL
+   * refuses this identity its reading or watching (a {@link dev.baton.NotAuthorizedException}
+   * naming the prefix; keys below it that refuse reading are only left out), another error
+   * retrying cannot cure, or the client was closed ({@link dev.baton.ClientClosedException}).
+   * Connection loss and session expiry never end it. Reads keep serving the values the copy has.
+   * {@link #open} throws such an error itself when it comes while it waits for the first load.
+   * Local state.
+   */
+  Optional<RuntimeException> failure();
+
+  /**
+   * Tells {@code listener}, on the client's event executor and at most once, when the copy stops
+   * following the ensemble for the reason {@link #failure()} then returns; at once if it has.
+   */
+  void addFailureListener(FailureListener listener);
 
   /**
    * Stops following the ensemble and removes the watch from the server (on reconnection, if the

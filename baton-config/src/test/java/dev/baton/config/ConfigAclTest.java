@@ -8,15 +8,22 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.AclProvider;
 import dev.baton.Baton;
 import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
+import dev.baton.DigestUsers;
 import dev.baton.HelperZk;
 import dev.baton.NotAuthorizedException;
+import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
@@ -106,6 +113,62 @@ class ConfigAclTest extends ClusterTestSupport {
     try (HelperZk auditor = HelperZk.connect(cluster.connectString())) {
       auditor.zk().addAuthInfo("digest", "alice:pw-alice".getBytes(StandardCharsets.UTF_8));
       return auditor.zk().getACL(path, new Stat());
+    }
+  }
+
+  /**
+   * Only alice may do anything to the node; nobody else may even read it. Opened again after the
+   * test, as alice, so that the other tests' walks of the whole tree can read it.
+   */
+  private void aliceOnly(String path) throws Exception {
+    raw.zk().setACL(path, new ArrayList<>(List.of(new ACL(ZooDefs.Perms.ALL, DigestUsers.digestId("alice")))), -1);
+    closing(() -> {
+      try (HelperZk asAlice = HelperZk.connect(cluster.connectString())) {
+        asAlice.zk().addAuthInfo("digest", "alice:pw-alice".getBytes(StandardCharsets.UTF_8));
+        asAlice.zk().setACL(path, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1);
+      }
+    });
+  }
+
+  @Test
+  void open_prefixUnreadableForThisIdentity_throwsNotAuthorizedNamingThePrefix() throws Exception {
+    raw.zk().create("/cfg-refused", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    aliceOnly("/cfg-refused");
+    Baton bob = closing(builder().digestAuth("bob", "pw-bob").build());
+
+    assertThatThrownBy(() -> ConfigCenter.open(bob, "/cfg-refused"))
+        .isInstanceOf(NotAuthorizedException.class).hasMessageContaining("/cfg-refused");
+  }
+
+  /**
+   * The prefix is made unreadable for bob while bob is cut off: the load after the reconnection
+   * is refused. The copy stops following and says so, where it used to try again and again.
+   */
+  @Test
+  void reloadRefusedAfterReconnect_stopsReportsAndKeepsServingTheValuesItHas() throws Exception {
+    ConfigCenter owner = closing(ConfigCenter.open(closing(builder().digestAuth("alice", "pw-alice").build()),
+        "/cfg-revoked"));
+    owner.create("pool-size", "10");
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      Baton bob = closing(Baton.builder().connectString(proxy.connectString()).sessionTimeout(WAIT)
+          .connectionTimeout(WAIT).digestAuth("bob", "pw-bob").build());
+      ConfigCenter theirs = closing(ConfigCenter.open(bob, "/cfg-revoked"));
+      assertThat(theirs.get("pool-size")).contains("10");
+      CompletableFuture<RuntimeException> told = new CompletableFuture<>();
+      theirs.addFailureListener(told::complete);
+
+      proxy.cut();
+      await().atMost(WAIT).until(() -> bob.connectionState() == ConnectionState.SUSPENDED);
+      aliceOnly("/cfg-revoked");
+      proxy.restore();
+
+      assertThat(told.get(20, TimeUnit.SECONDS)).isInstanceOf(NotAuthorizedException.class)
+          .hasMessageContaining("/cfg-revoked");
+      assertThat(theirs.failure()).containsSame(told.get());
+      assertThat(theirs.isSynced()).isFalse();
+      assertThatThrownBy(() -> theirs.awaitSynced(WAIT))
+          .isInstanceOf(IllegalStateException.class).hasCauseInstanceOf(NotAuthorizedException.class);
+      assertThat(theirs.get("pool-size")).as("still served").contains("10");
     }
   }
 }

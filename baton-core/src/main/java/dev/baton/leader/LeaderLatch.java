@@ -4,6 +4,7 @@ import dev.baton.Baton;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
+import dev.baton.FailureListener;
 import dev.baton.lock.FencedResource;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
@@ -73,7 +74,8 @@ public interface LeaderLatch extends AutoCloseable {
    *
    * @return true if it leads, false if the timeout passed or the latch was (or got) closed
    * @throws IllegalArgumentException if {@code timeout} is negative
-   * @throws IllegalStateException if the latch was never started
+   * @throws IllegalStateException if the latch was never started, or has stopped for a {@link
+   *     #failure()} (the cause), before or while waiting
    * @throws BatonInterruptedException if interrupted while waiting
    */
   boolean await(Duration timeout);
@@ -93,6 +95,20 @@ public interface LeaderLatch extends AutoCloseable {
   void addListener(LeadershipListener listener, Executor executor);
 
   void removeListener(LeadershipListener listener);
+
+  /**
+   * Why this latch stopped trying to join the election, if it did: an error retrying cannot cure
+   * (the path's ACL refuses this identity, the ensemble refused the ACL, the client was closed).
+   * Connection loss and session expiry never end it; they are ridden out as described above.
+   * Local state; makes no request.
+   */
+  Optional<RuntimeException> failure();
+
+  /**
+   * Tells {@code listener}, on the client's event executor and at most once, when this latch stops
+   * for the reason {@link #failure()} then returns; at once if it has already stopped.
+   */
+  void addFailureListener(FailureListener listener);
 
   /**
    * The id of the participant whose node leads now, read from the ensemble (a listing and a read

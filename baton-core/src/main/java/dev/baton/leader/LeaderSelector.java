@@ -3,6 +3,7 @@ package dev.baton.leader;
 import dev.baton.Baton;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
+import dev.baton.FailureListener;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -57,7 +58,8 @@ public interface LeaderSelector extends AutoCloseable {
    * Queues again after the task has returned, as {@link #start()} did.
    *
    * @return false if the selector was already queued or leading
-   * @throws IllegalStateException if the selector is not started, or closed
+   * @throws IllegalStateException if the selector is not started, or closed, or has stopped for a
+   *     {@link #failure()} (the cause)
    */
   boolean requeue();
 
@@ -71,6 +73,20 @@ public interface LeaderSelector extends AutoCloseable {
   void addListener(LeadershipListener listener, Executor executor);
 
   void removeListener(LeadershipListener listener);
+
+  /**
+   * Why this selector stopped trying to join the election, if it did: an error retrying cannot cure
+   * (the path's ACL refuses this identity, the ensemble refused the ACL, the client was closed).
+   * Connection loss and session expiry never end it; they are ridden out as described above.
+   * Local state; makes no request.
+   */
+  Optional<RuntimeException> failure();
+
+  /**
+   * Tells {@code listener}, on the client's event executor and at most once, when this selector stops
+   * for the reason {@link #failure()} then returns; at once if it has already stopped.
+   */
+  void addFailureListener(FailureListener listener);
 
   /**
    * The id of the participant that leads now, read from the ensemble (retried on connection loss

@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * Several locks taken as one, all or nothing. The locks are always taken in one global order (by
  * path), so two multi-locks over overlapping sets cannot deadlock each other, whatever order
  * their callers listed the locks in. On timeout, failure or cancellation the locks already taken
- * are released before the call returns.
+ * are released before the call returns; a release that fails is attached to the exception thrown
+ * as a suppressed one (or thrown itself, where the call would otherwise have returned).
  *
  * <p>The lease it hands out covers every lock: it is {@link LeaseState#HELD} only while all parts
  * are, and its {@link Lease#fencingToken()} is the largest of the parts' tokens, which strictly
@@ -49,7 +50,12 @@ public interface MultiLock {
   /** Takes every lock without holding a thread, each part as {@link Mutex#acquireAsync()}. */
   CompletableFuture<MultiLease> acquireAsync(Duration timeout);
 
-  /** A lease on every lock of a {@link MultiLock}. */
+  /**
+   * A lease on every lock of a {@link MultiLock}. Closing it releases every part, last taken first,
+   * even when a part's release throws (a {@link Mutex} implemented outside Baton may): once all
+   * were tried, the first failure is thrown with the others {@linkplain Throwable#addSuppressed
+   * suppressed}. Closing is idempotent: a second close does nothing and throws nothing.
+   */
   interface MultiLease extends Lease {
     /** One lease per lock, in the order they were taken. */
     List<Lease> parts();

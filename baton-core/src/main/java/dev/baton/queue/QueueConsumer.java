@@ -1,21 +1,37 @@
 package dev.baton.queue;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.FailureListener;
+import java.util.Optional;
 
 /**
  * A running {@link DistributedQueue#consume consumer}: it takes items one after another and hands
  * them to its handler until closed, or until its client is closed.
  *
  * <p>A failing handler gives its item back and the consumer goes on. A failed acknowledgement
- * (the claim was lost with the session) is logged and the consumer goes on. The consumer stops by
- * itself only when its client closes, or if taking fails for a reason retrying cannot cure (such
- * as a node ACL refusing this client); {@link #isRunning()} then turns false and the error is
- * logged.
+ * (the claim was lost with the session) is logged and the consumer goes on. Connection loss and
+ * session expiry are ridden out. The consumer stops by itself only when its client closes, or
+ * when taking or acknowledging fails for a reason retrying cannot cure (a node's ACL refusing
+ * this client, say): {@link #isRunning()} turns false, {@link #failure()} says why, and the
+ * failure listeners are told.
  */
 public interface QueueConsumer extends AutoCloseable {
 
   /** Whether the consumer still takes items. */
   boolean isRunning();
+
+  /**
+   * Why the consumer stopped by itself, if it did: a {@link dev.baton.ClientClosedException}, or
+   * the error retrying could not cure (a {@link dev.baton.NotAuthorizedException} naming the
+   * path, say). Empty while running and after {@link #close()}. Local state.
+   */
+  Optional<RuntimeException> failure();
+
+  /**
+   * Tells {@code listener}, on the client's event executor and at most once, when the consumer
+   * stops by itself for the reason {@link #failure()} then returns; at once if it already has.
+   */
+  void addFailureListener(FailureListener listener);
 
   /**
    * Stops taking items, withdraws the waiting take, and waits for the item in hand (if any) to be

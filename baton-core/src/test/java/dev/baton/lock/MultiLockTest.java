@@ -128,6 +128,46 @@ class MultiLockTest {
     await().atMost(WAIT).until(() -> children("/multi/async/a").isEmpty() && children("/multi/async/b").isEmpty());
   }
 
+  /**
+   * Parts are released last taken first, so the two foreign parts (paths "m" and "z", after "a")
+   * fail before the Baton part is reached: a close that stopped at the first failure would leave
+   * "a" held until the session ends.
+   */
+  @Test
+  void close_partReleasesThrow_releasesEveryPartThenReportsTheFirstFailure() throws Exception {
+    ReleaseFailingMutex middle = new ReleaseFailingMutex("/multi/throw/m");
+    ReleaseFailingMutex last = new ReleaseFailingMutex("/multi/throw/z");
+    MultiLock.MultiLease lease =
+        first.multiLock(last, first.mutex("/multi/throw/a"), middle).acquire(WAIT);
+
+    assertThatThrownBy(lease::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("/multi/throw/z")
+        .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+            .satisfies(s -> assertThat(s).hasMessageContaining("/multi/throw/m")));
+    assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
+    try (Lease a = second.mutex("/multi/throw/a").acquire(Duration.ofSeconds(5))) {
+      assertThat(a.isValid()).isTrue();
+    }
+
+    lease.close();
+    assertThat(middle.releaseAttempts()).isEqualTo(1);
+    assertThat(last.releaseAttempts()).isEqualTo(1);
+  }
+
+  @Test
+  void acquire_timesOutAndAPartReleaseThrows_timeoutCarriesTheReleaseFailure() throws Exception {
+    ReleaseFailingMutex foreign = new ReleaseFailingMutex("/multi/throwtimeout/a");
+    try (Lease blocker = second.mutex("/multi/throwtimeout/b").acquire(WAIT)) {
+      MultiLock multi = first.multiLock(foreign, first.mutex("/multi/throwtimeout/b"));
+      assertThatThrownBy(() -> multi.acquire(Duration.ofMillis(300)))
+          .isInstanceOf(AcquireTimeoutException.class)
+          .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+              .satisfies(s -> assertThat(s).hasMessageContaining("/multi/throwtimeout/a")));
+      assertThat(foreign.releaseAttempts()).isEqualTo(1);
+    }
+  }
+
   @Test
   void multiLock_badInput_isRejectedNamingTheProblem() {
     assertThatThrownBy(() -> first.multiLock())

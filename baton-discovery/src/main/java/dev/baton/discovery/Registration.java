@@ -1,8 +1,11 @@
 package dev.baton.discovery;
 
+import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
+import dev.baton.FailureListener;
 import dev.baton.NotAuthorizedException;
 import dev.baton.RetryPolicy;
+import java.util.Optional;
 
 /**
  * An instance registered by this client: its ephemeral node {@code <base>/<service>/<id>} lives
@@ -30,6 +33,22 @@ public interface Registration extends AutoCloseable {
    * is made again on the new one, and once closed. Local state; makes no request.
    */
   boolean isRegistered();
+
+  /**
+   * Why the client stopped keeping this instance registered, if it did: an error retrying cannot
+   * cure while making the node again in the background (the service node's ACL now refuses this
+   * identity, say: a {@link NotAuthorizedException} naming the path), or a {@link
+   * ClientClosedException}. Connection loss and session expiry never end it. Once failed, {@link
+   * #isRegistered()} stays false and only {@link #close()} still acts. Local state.
+   */
+  Optional<RuntimeException> failure();
+
+  /**
+   * Tells {@code listener}, on the client's event executor and at most once, when the client stops
+   * keeping this instance registered for the reason {@link #failure()} then returns; at once if it
+   * already has.
+   */
+  void addFailureListener(FailureListener listener);
 
   /**
    * Replaces the node's data with {@code instance}, which must keep the service name and id.

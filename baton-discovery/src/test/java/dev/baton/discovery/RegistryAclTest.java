@@ -3,17 +3,22 @@ package dev.baton.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.AclProvider;
 import dev.baton.Baton;
 import dev.baton.ClusterTestSupport;
+import dev.baton.ConnectionState;
+import dev.baton.DigestUsers;
 import dev.baton.NotAuthorizedException;
 import dev.baton.TransactionFailedException;
+import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -125,5 +130,37 @@ class RegistryAclTest extends ClusterTestSupport {
     billing.close();
     assertThat(raw.children(base + "/orders")).isEmpty();
     assertThat(raw.children(base + "/billing")).isEmpty();
+  }
+
+  /**
+   * The instance's node is deleted and its service node's ACL changed to refuse bob while bob's
+   * client is cut off. Once back, the client cannot make the node again: the registration stops
+   * and says so, where it used to log and try again on every reconnection.
+   */
+  @Test
+  void registration_recreateRefusedAfterReconnect_stopsAndReportsNotAuthorized() throws Exception {
+    String base = "/acl-stop";
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      Baton bob = closing(Baton.builder().connectString(proxy.connectString()).sessionTimeout(WAIT)
+          .connectionTimeout(WAIT).digestAuth("bob", "pw-bob").build());
+      Registration registration = ServiceRegistry.open(bob, base).register(instance("orders", "b1", 9001));
+      CompletableFuture<RuntimeException> told = new CompletableFuture<>();
+      registration.addFailureListener(told::complete);
+
+      proxy.cut();
+      await().atMost(WAIT).until(() -> bob.connectionState() == ConnectionState.SUSPENDED);
+      raw.zk().delete(base + "/orders/b1", -1);
+      raw.zk().setACL(base + "/orders", new ArrayList<>(List.of(
+          new ACL(ZooDefs.Perms.ALL, DigestUsers.digestId("alice")),
+          new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE))), -1);
+      proxy.restore();
+
+      assertThat(told.get(20, TimeUnit.SECONDS)).isInstanceOf(NotAuthorizedException.class)
+          .hasMessageContaining(base + "/orders");
+      assertThat(registration.failure()).containsSame(told.get());
+      assertThat(registration.isRegistered()).isFalse();
+      assertThat(raw.children(base + "/orders")).isEmpty();
+      registration.close(); // still closes quietly: nothing is left to delete
+    }
   }
 }

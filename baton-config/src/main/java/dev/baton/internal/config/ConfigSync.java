@@ -1,7 +1,9 @@
 package dev.baton.internal.config;
 
+import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.FailureReport;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -64,6 +67,7 @@ final class ConfigSync implements SessionObserver {
   // key whose read waits for them (its zxid): see ownWriteStarted.
   private final Map<String, Integer> ownWrites = new HashMap<>();
   private final Map<String, Long> deferredReads = new HashMap<>();
+  final FailureReport failure = new FailureReport();
 
   ConfigSync(Session session, String serverPrefix, ConfigTree tree, Sink sink) {
     this.session = session;
@@ -95,7 +99,7 @@ final class ConfigSync implements SessionObserver {
    * @return whether synced
    */
   synchronized boolean awaitSynced(long deadlineNanos, boolean whileConnected) throws InterruptedException {
-    while (!synced && !closed) {
+    while (!synced && !closed && !failure.hasFailed()) {
       if (whileConnected && !session.state().isConnected()) {
         return false;
       }
@@ -161,7 +165,26 @@ final class ConfigSync implements SessionObserver {
 
   /** Whether facts from {@code handle} may be applied now; call under this lock. */
   private boolean accepts(Session.Handle handle) {
-    return !closed && handle == session.handle();
+    return !closed && !failure.hasFailed() && handle == session.handle();
+  }
+
+  /**
+   * Stops following for an error retrying cannot cure; call under this lock. The copy keeps the
+   * values it has (reads go on serving them) but no longer follows the ensemble.
+   */
+  private void stop(RuntimeException error) {
+    if (closed || failure.hasFailed()) {
+      return;
+    }
+    log.error("The config center on {} stopped following the ensemble, and retrying cannot cure"
+        + " why; it serves the values it has", serverPrefix, error);
+    loading = false;
+    failure.fail(error);
+    setSynced(false);
+  }
+
+  private RuntimeException refusal(Code code, String key) {
+    return Errors.translate(KeeperException.create(code, pathOf(key)), session.settings().onClient(pathOf(key)));
   }
 
   // ---- following the ensemble ---------------------------------------------------------------
@@ -198,6 +221,8 @@ final class ConfigSync implements SessionObserver {
       Code code = Code.get(rc);
       if (code == Code.OK) {
         watchSet = true;
+      } else if (Errors.isUnrecoverable(code)) {
+        stop(refusal(code, ""));
       } else if (!Errors.isConnectionProblem(code)) {
         log.error("Cannot watch the config prefix {}: {}; the local copy will not follow changes", serverPrefix, code);
       }
@@ -283,7 +308,10 @@ final class ConfigSync implements SessionObserver {
   }
 
   private void unreadable(String key, Code code, int loadEpoch) {
-    if (code == Code.NOAUTH) {
+    if (Errors.isUnrecoverable(code) && (key.isEmpty() || code != Code.NOAUTH)) {
+      // The prefix itself refused (nothing under it can be seen), or a refusal no retry can cure.
+      stop(refusal(code, key));
+    } else if (code == Code.NOAUTH) {
       // Not readable by this identity: not part of what it can see. The load goes on.
       log.warn("The config node {} is not readable by this client's identity (its ACL); it is left out",
           pathOf(key));
@@ -407,6 +435,9 @@ final class ConfigSync implements SessionObserver {
 
   @Override
   public synchronized void sessionClosed() {
+    if (!closed) {
+      failure.fail(new ClientClosedException(session.settings().connectString()));
+    }
     if (watched != null) {
       ConfigWatches.stopped(watched, serverPrefix);
       watched = null;

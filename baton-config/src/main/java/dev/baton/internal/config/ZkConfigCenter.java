@@ -1,6 +1,7 @@
 package dev.baton.internal.config;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.FailureListener;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigListener;
@@ -84,7 +85,13 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     if (session.state().isConnected()) {
       long deadline = System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout());
       try {
-        if (!sync.awaitSynced(deadline, true)) {
+        boolean loaded = sync.awaitSynced(deadline, true);
+        Optional<RuntimeException> refused = sync.failure.failure();
+        if (refused.isPresent()) {
+          close();
+          throw refused.get();
+        }
+        if (!loaded) {
           log.warn("The config under {} is not loaded yet ({}); serving {} until it is", prefix,
               session.state(), source == ConfigSource.SNAPSHOT ? "the snapshot " + snapshotFile : "no values");
         }
@@ -259,7 +266,9 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     long nanos = Durations.timeoutNanos(timeout);
     long deadline = System.nanoTime() + (nanos < 0 ? Long.MAX_VALUE / 2 : nanos);
     try {
-      return sync.awaitSynced(deadline, false);
+      boolean loaded = sync.awaitSynced(deadline, false);
+      throwIfFailed();
+      return loaded;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new BatonInterruptedException("Interrupted while waiting for the config under " + prefix, e);
@@ -277,6 +286,23 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     closed = true;
     listeners.clear();
     sync.close();
+  }
+
+  @Override
+  public Optional<RuntimeException> failure() {
+    return sync.failure.failure();
+  }
+
+  @Override
+  public void addFailureListener(FailureListener listener) {
+    sync.failure.add(listener, session.eventExecutor());
+  }
+
+  private void throwIfFailed() {
+    sync.failure.failure().ifPresent(error -> {
+      throw new IllegalStateException("The config center on " + prefix + " has stopped following the"
+          + " ensemble: " + error.getMessage(), error);
+    });
   }
 
   private void checkNotClosed() {

@@ -101,13 +101,18 @@ public abstract class LeaseOfParts<P> implements GuardedLease {
     }
   }
 
-  /** Releases every part, last taken first; idempotent. */
+  /**
+   * Releases every part, last taken first; idempotent. A part whose release throws (a {@code
+   * Mutex} implemented outside Baton may) does not keep the others held: every part is released,
+   * then the first failure is thrown with the later ones {@linkplain Throwable#addSuppressed
+   * suppressed}. A second close does nothing, whatever the first one threw.
+   */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      for (int i = parts.size() - 1; i >= 0; i--) {
-        release(parts.get(i));
-      }
+      PartReleases.releaseAll(parts, this::release).ifPresent(failure -> {
+        throw failure;
+      });
     }
   }
 }

@@ -1,11 +1,14 @@
 package dev.baton.internal.leader;
 
+import dev.baton.ClientClosedException;
+import dev.baton.FailureListener;
 import dev.baton.internal.engine.HeldLock;
 import dev.baton.internal.engine.LockListing;
 import dev.baton.internal.engine.LockNodes;
 import dev.baton.internal.engine.QueueRules;
 import dev.baton.internal.engine.QueueWaiter;
 import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.FailureReport;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
 import dev.baton.leader.LeadershipListener;
@@ -69,6 +72,7 @@ abstract class Candidacy {
   final String serverPath;
   final String participantId;
   final LeadershipListeners listeners = new LeadershipListeners();
+  final FailureReport failure = new FailureReport();
   private final byte[] idBytes;
   private final QueueWaiter.QueueLayout layout;
   private final String what;
@@ -131,7 +135,7 @@ abstract class Candidacy {
     Term term;
     QueueWaiter waiter;
     synchronized (this) {
-      if (phase != Phase.STARTED || current != null || session.isClosed()) {
+      if (phase != Phase.STARTED || current != null || session.isClosed() || failure.hasFailed()) {
         return;
       }
       term = new Term(++terms);
@@ -192,17 +196,34 @@ abstract class Candidacy {
     }
   }
 
+  /**
+   * Queueing failed. Connection trouble and races are retried after the retry policy's pause, for
+   * as long as the participant is started; an error retrying cannot cure (this identity refused,
+   * a bad ACL, the client closed) ends the candidacy: recorded for {@link #failure()}, told to the
+   * failure listeners, and logged once.
+   */
   private void queueFailed(Term term, Throwable error) {
     boolean retry;
+    boolean fatal;
     synchronized (this) {
       if (current != term) {
         return; // cancelled by close(), or replaced
       }
       current = null;
-      retry = phase == Phase.STARTED && !session.isClosed() && !(error instanceof CancellationException);
+      boolean started = phase == Phase.STARTED && !(error instanceof CancellationException);
+      fatal = started && (session.isClosed() || Errors.isUnrecoverable(error));
+      retry = started && !fatal;
       failures++;
     }
-    if (retry) {
+    if (fatal) {
+      RuntimeException reason = session.isClosed() && !Errors.isUnrecoverable(error)
+          ? new ClientClosedException(session.settings().connectString()) : Errors.translate(error, path);
+      log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, path, reason);
+      failure.fail(reason);
+      synchronized (this) {
+        notifyAll(); // a caller in await() sees the failure
+      }
+    } else if (retry) {
       long delay = session.settings().retryPolicy().delayBefore(Math.min(failures, 10)).toNanos();
       log.warn("{} could not queue on {}; trying again in {} ms", this, path, delay / 1_000_000,
           Errors.translate(error, path));
@@ -278,6 +299,21 @@ abstract class Candidacy {
 
   public final void removeListener(LeadershipListener listener) {
     listeners.remove(listener);
+  }
+
+  public final Optional<RuntimeException> failure() {
+    return failure.failure();
+  }
+
+  public final void addFailureListener(FailureListener listener) {
+    failure.add(listener, session.eventExecutor());
+  }
+
+  /** Throws the failure that ended the candidacy, if one did; under the lock. */
+  final void throwIfFailed() {
+    failure.failure().ifPresent(error -> {
+      throw new IllegalStateException(this + " has stopped: " + error.getMessage(), error);
+    });
   }
 
   // ---- reading the election ---------------------------------------------------------------

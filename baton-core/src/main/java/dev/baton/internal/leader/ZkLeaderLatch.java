@@ -56,6 +56,7 @@ public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
         throw new IllegalStateException(this + " is not started; call start() before await()");
       }
       while (phase == Phase.STARTED && !hasLeadership()) {
+        throwIfFailed();
         long left = limit < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
         if (left <= 0) {
           return false;

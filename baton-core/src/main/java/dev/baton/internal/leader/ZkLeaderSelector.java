@@ -51,6 +51,7 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
       if (current != null) {
         return false;
       }
+      throwIfFailed();
     }
     session.checkOpen();
     join();

@@ -1,5 +1,6 @@
 package dev.baton.internal.lock;
 
+import dev.baton.internal.engine.PartReleases;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.lock.AcquireTimeoutException;
@@ -17,6 +18,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Takes its locks one after another in path order, each with what is left of the caller's time.
@@ -24,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * order than every lock it holds, so no cycle of waiters can form.
  */
 public final class ZkMultiLock implements MultiLock {
+  private static final Logger log = LoggerFactory.getLogger(ZkMultiLock.class);
   private final List<Mutex> locks;
 
   public ZkMultiLock(List<Mutex> locks) {
@@ -57,13 +61,12 @@ public final class ZkMultiLock implements MultiLock {
           taken.add(lock.acquire());
         }
       } catch (RuntimeException e) {
-        releaseAll(taken, e);
-        throw e;
+        throw withReleaseFailures(e, taken);
       }
       if (noneLost(taken)) {
         return new CompositeLease(taken);
       }
-      releaseAll(taken, null);
+      releaseOrThrow(taken);
     }
   }
 
@@ -91,22 +94,21 @@ public final class ZkMultiLock implements MultiLock {
         for (Mutex lock : locks) {
           Optional<Lease> lease = lock.tryAcquire(remaining(deadline));
           if (lease.isEmpty()) {
-            releaseAll(taken, null);
             if (timeoutThrows) {
               throw new AcquireTimeoutException(lock.path(), timeout);
             }
+            releaseOrThrow(taken);
             return Optional.empty();
           }
           taken.add(lease.get());
         }
       } catch (RuntimeException e) {
-        releaseAll(taken, e);
-        throw e;
+        throw withReleaseFailures(e, taken);
       }
       if (noneLost(taken)) {
         return Optional.of(new CompositeLease(taken));
       }
-      releaseAll(taken, null);
+      releaseOrThrow(taken);
     }
   }
 
@@ -190,7 +192,7 @@ public final class ZkMultiLock implements MultiLock {
       }
       if (stale) {
         if (lease != null) {
-          lease.close(); // granted to a round that has ended
+          closeUnwanted(lease); // granted to a round that has ended
         }
       } else if (restart) {
         restart(forRound);
@@ -234,7 +236,7 @@ public final class ZkMultiLock implements MultiLock {
       if (lease == null) {
         restart(forRound);
       } else if (!result.complete(lease)) {
-        lease.close(); // cancelled by the caller while the last grant was on its way
+        closeUnwanted(lease); // cancelled by the caller while the last grant was on its way
       }
     }
 
@@ -250,8 +252,12 @@ public final class ZkMultiLock implements MultiLock {
         release = new ArrayList<>(taken);
         taken.clear();
       }
-      releaseAll(release, null);
-      step(forRound + 1, 0);
+      Optional<RuntimeException> failure = PartReleases.releaseAll(release, Lease::close);
+      if (failure.isPresent()) {
+        fail(failure.get());
+      } else {
+        step(forRound + 1, 0);
+      }
     }
 
     private void fail(Throwable error) {
@@ -264,8 +270,9 @@ public final class ZkMultiLock implements MultiLock {
         release = new ArrayList<>(taken);
         taken.clear();
       }
-      releaseAll(release, null);
-      result.completeExceptionally(Errors.translate(error, locks.toString()));
+      Throwable reported = Errors.translate(error, locks.toString());
+      PartReleases.releaseAll(release, Lease::close).ifPresent(reported::addSuppressed);
+      result.completeExceptionally(reported);
     }
 
     private void abort() {
@@ -283,21 +290,35 @@ public final class ZkMultiLock implements MultiLock {
       if (waiting != null) {
         waiting.cancel(false);
       }
-      releaseAll(release, null);
+      PartReleases.releaseAll(release, Lease::close).ifPresent(failure ->
+          log.warn("Could not release every lock of {} after its acquisition was cancelled", locks, failure));
     }
   }
 
-  private static void releaseAll(List<Lease> taken, RuntimeException cause) {
-    for (int i = taken.size() - 1; i >= 0; i--) {
-      try {
-        taken.get(i).close();
-      } catch (RuntimeException e) {
-        if (cause != null) {
-          cause.addSuppressed(e);
-        }
-      }
-    }
+  /** {@code error}, carrying the failures of releasing what was taken before it came. */
+  private static RuntimeException withReleaseFailures(RuntimeException error, List<Lease> taken) {
+    Optional<RuntimeException> failure = PartReleases.releaseAll(taken, Lease::close);
     taken.clear();
+    failure.ifPresent(error::addSuppressed);
+    return error;
+  }
+
+  /** Gives back what a round took; a lock that could not be given back is the caller's to hear of. */
+  private static void releaseOrThrow(List<Lease> taken) {
+    Optional<RuntimeException> failure = PartReleases.releaseAll(taken, Lease::close);
+    taken.clear();
+    failure.ifPresent(error -> {
+      throw error;
+    });
+  }
+
+  /** No caller waits for this lease any more, so a failure to release it can only be logged. */
+  private void closeUnwanted(Lease lease) {
+    try {
+      lease.close();
+    } catch (RuntimeException e) {
+      log.warn("Could not release {}, taken for {} after its caller stopped waiting", lease, locks, e);
+    }
   }
 
   private static long deadline(Duration timeout) {

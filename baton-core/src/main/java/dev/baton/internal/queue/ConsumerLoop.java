@@ -2,10 +2,14 @@ package dev.baton.internal.queue;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
+import dev.baton.FailureListener;
+import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.FailureReport;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueConsumer;
 import dev.baton.queue.QueueHandler;
 import dev.baton.queue.QueueItem;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,6 +34,8 @@ final class ConsumerLoop<T> implements QueueConsumer {
   private final Executor executor;
   private final ExecutorService ownThread;
   private final Object lock = new Object();
+  private final FailureReport failure = new FailureReport();
+  private final Executor events;
 
   // Guarded by lock.
   private boolean stopped;
@@ -37,8 +43,10 @@ final class ConsumerLoop<T> implements QueueConsumer {
   private Thread handling;
   private CompletableFuture<QueueItem<T>> pending;
 
-  private ConsumerLoop(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor) {
+  private ConsumerLoop(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor,
+      Executor events) {
     this.queue = queue;
+    this.events = events;
     this.handler = handler;
     if (executor == null) {
       String name = "baton-queue-consumer-" + IDS.incrementAndGet();
@@ -54,9 +62,13 @@ final class ConsumerLoop<T> implements QueueConsumer {
     }
   }
 
-  /** A consumer on {@code queue}; {@code executor == null} gives it a thread of its own. */
-  static <T> QueueConsumer start(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor) {
-    ConsumerLoop<T> consumer = new ConsumerLoop<>(queue, handler, executor);
+  /**
+   * A consumer on {@code queue}; {@code executor == null} gives it a thread of its own. Failure
+   * listeners run on {@code events}.
+   */
+  static <T> QueueConsumer start(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor,
+      Executor events) {
+    ConsumerLoop<T> consumer = new ConsumerLoop<>(queue, handler, executor, events);
     consumer.next();
     return consumer;
   }
@@ -118,8 +130,13 @@ final class ConsumerLoop<T> implements QueueConsumer {
         try {
           item.ack();
         } catch (RuntimeException e) {
-          log.warn("Could not acknowledge {} after handling it", item.path(), e);
           item.close();
+          if (Errors.isUnrecoverable(e)) {
+            // Taking the item again would handle it again and fail to acknowledge it again, forever.
+            stop(e);
+          } else {
+            log.warn("Could not acknowledge {} after handling it", item.path(), e);
+          }
         }
       }
     } finally {
@@ -136,20 +153,40 @@ final class ConsumerLoop<T> implements QueueConsumer {
     }
   }
 
+  /**
+   * Stops for good on {@code error}: taking failed for a reason retrying cannot cure (taking
+   * retries connection trouble by itself), or acknowledging did. Recorded for {@link #failure()}
+   * and told to the failure listeners; a take cancelled by {@link #close()} is no failure.
+   */
   private void stop(Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    boolean quiet = cause instanceof CancellationException || cause instanceof ClientClosedException;
+    boolean closing = cause instanceof CancellationException;
+    boolean reported;
     synchronized (lock) {
-      quiet |= stopped;
+      reported = !stopped && !closing;
       stopped = true;
       pending = null;
     }
-    if (!quiet) {
-      log.error("The consumer of the queue {} stopped: taking an item failed", queue.path(), cause);
+    if (reported) {
+      RuntimeException reason = Errors.translate(cause, queue.path());
+      if (!(reason instanceof ClientClosedException)) {
+        log.error("The consumer of the queue {} stopped: retrying cannot cure this", queue.path(), reason);
+      }
+      failure.fail(reason);
     }
     if (ownThread != null) {
       ownThread.shutdown();
     }
+  }
+
+  @Override
+  public Optional<RuntimeException> failure() {
+    return failure.failure();
+  }
+
+  @Override
+  public void addFailureListener(FailureListener listener) {
+    failure.add(listener, events);
   }
 
   @Override

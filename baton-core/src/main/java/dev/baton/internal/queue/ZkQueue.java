@@ -276,7 +276,7 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
   public QueueConsumer consume(QueueHandler<? super T> handler) {
     Objects.requireNonNull(handler, "handler must not be null");
     session.checkOpen();
-    return ConsumerLoop.start(this, handler, null);
+    return ConsumerLoop.start(this, handler, null, session.eventExecutor());
   }
 
   @Override
@@ -284,7 +284,7 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
     Objects.requireNonNull(handler, "handler must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
     session.checkOpen();
-    return ConsumerLoop.start(this, handler, executor);
+    return ConsumerLoop.start(this, handler, executor, session.eventExecutor());
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.baton.internal.session;
 
 import dev.baton.Baton;
 import dev.baton.BatonException;
+import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
 import dev.baton.NodeExistsException;
 import dev.baton.NodeMissingException;
@@ -24,6 +25,39 @@ public final class Errors {
   public static boolean isConnectionProblem(KeeperException.Code code) {
     return switch (code) {
       case CONNECTIONLOSS, OPERATIONTIMEOUT, SESSIONEXPIRED, SESSIONMOVED -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * Whether retrying cannot cure {@code error}: the ensemble refused this identity (NOAUTH,
+   * AUTHFAILED), refused the ACL (INVALIDACL), rejected the request as malformed (BADARGUMENTS,
+   * NOCHILDRENFOREPHEMERALS, UNIMPLEMENTED), or the client is closed or was given a bad argument.
+   * Looks through the causes, so a translated error answers as its ZooKeeper cause would.
+   * Connection loss, session expiry and races with other clients (a node made or deleted
+   * meanwhile) are never fatal: a retry loop goes on for those.
+   */
+  public static boolean isUnrecoverable(Throwable error) {
+    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ClientClosedException || cause instanceof NotAuthorizedException
+          || cause instanceof IllegalArgumentException) {
+        return true;
+      }
+      if (cause instanceof KeeperException keeper && isUnrecoverable(keeper.code())) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** {@link #isUnrecoverable(Throwable)} for a reply's code. */
+  public static boolean isUnrecoverable(KeeperException.Code code) {
+    return switch (code) {
+      case NOAUTH, AUTHFAILED, INVALIDACL, BADARGUMENTS, NOCHILDRENFOREPHEMERALS, UNIMPLEMENTED,
+          SESSIONCLOSEDREQUIRESASLAUTH -> true;
       default -> false;
     };
   }

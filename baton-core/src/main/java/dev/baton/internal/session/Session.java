@@ -261,9 +261,16 @@ public final class Session implements AutoCloseable {
     publish(ConnectionState.LOST, source);
   }
 
+  /**
+   * Tells the connection-state listeners, then the recipes. The listeners' calls are handed to
+   * their executors first, so that on one executor (the client's event executor by default, a
+   * single thread) a listener hears SUSPENDED, RECONNECTED or LOST before any recipe listener hears
+   * what the recipe made of it ("leader again" comes after RECONNECTED, as in Curator). The
+   * recipes' own state (a lease's, a latch's) changes at once all the same.
+   */
   private void publish(ConnectionState next, Handle source) {
-    notifyObservers(next, source);
     listeners.forEach((listener, executor) -> executeQuietly(executor, () -> listener.stateChanged(next)));
+    notifyObservers(next, source);
     if (next == ConnectionState.CONNECTED) {
       firstConnection.countDown();
     }

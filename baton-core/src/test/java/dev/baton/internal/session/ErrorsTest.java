@@ -54,4 +54,18 @@ class ErrorsTest {
     BatonException original = new BatonException("as it was");
     assertThat(Errors.translate(new CompletionException(original), "/e")).isSameAs(original);
   }
+
+  @Test
+  void isUnrecoverable_refusalsAndClosedClient_areFatal_connectionTroubleAndRacesAreNot() {
+    assertThat(Errors.isUnrecoverable(Errors.translate(KeeperException.create(Code.NOAUTH, "/a"), "/a"))).isTrue();
+    assertThat(Errors.isUnrecoverable(new CompletionException(KeeperException.create(Code.INVALIDACL, "/a")))).isTrue();
+    assertThat(Errors.isUnrecoverable(KeeperException.create(Code.BADARGUMENTS, "/a"))).isTrue();
+    assertThat(Errors.isUnrecoverable(new dev.baton.ClientClosedException("127.0.0.1:1"))).isTrue();
+    assertThat(Errors.isUnrecoverable(new IllegalArgumentException("bad path"))).isTrue();
+
+    assertThat(Errors.isUnrecoverable(KeeperException.create(Code.CONNECTIONLOSS, "/a"))).isFalse();
+    assertThat(Errors.isUnrecoverable(Errors.translate(KeeperException.create(Code.SESSIONEXPIRED, "/a"), "/a"))).isFalse();
+    assertThat(Errors.isUnrecoverable(KeeperException.create(Code.NODEEXISTS, "/a"))).isFalse();
+    assertThat(Errors.isUnrecoverable(new java.util.concurrent.CancellationException())).isFalse();
+  }
 }

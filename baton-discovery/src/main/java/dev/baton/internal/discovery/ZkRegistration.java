@@ -4,10 +4,12 @@ import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
+import dev.baton.FailureListener;
 import dev.baton.ZkPaths;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.FailureReport;
 import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Session;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -73,6 +76,7 @@ final class ZkRegistration implements Registration, SessionObserver {
   private boolean busy;
   private int failures;
   private final List<Waiter> waiters = new ArrayList<>();
+  private final FailureReport failure = new FailureReport();
 
   private ZkRegistration(Session session, String path, ServiceInstance instance, byte[] data,
       Consumer<ZkRegistration> onFinished) {
@@ -212,9 +216,12 @@ final class ZkRegistration implements Registration, SessionObserver {
     }
   }
 
-  /** Sends the next request, if one is needed and none is on its way; under the monitor. */
+  /**
+   * Sends the next request, if one is needed and none is on its way; under the monitor. Once the
+   * registration has {@linkplain #failure() failed} only a close is still carried out.
+   */
   private void step() {
-    if (busy || finished) {
+    if (busy || finished || failure.hasFailed() && !closing) {
       return;
     }
     Session.Handle on = session.handle();
@@ -390,7 +397,11 @@ final class ZkRegistration implements Registration, SessionObserver {
       default -> {
         RuntimeException error = Errors.translate(KeeperException.create(code, failedServerPath),
             session.settings().onClient(failedServerPath));
-        if (waiters.isEmpty()) {
+        if (!closing && Errors.isUnrecoverable(error)) {
+          // Keeping the node up cannot succeed: stop, and tell the owner rather than the log alone.
+          log.error("Cannot keep {} registered, and retrying cannot cure why; stopped", path, error);
+          failure.fail(error);
+        } else if (waiters.isEmpty()) {
           log.error(closing ? "Cannot delete {}; it goes with the session" : "Cannot keep {} registered;"
               + " trying again on the next reconnection", path, error);
         }
@@ -485,15 +496,29 @@ final class ZkRegistration implements Registration, SessionObserver {
       if (finished) {
         return;
       }
+      ClientClosedException closed = new ClientClosedException(session.settings().connectString());
+      if (!closing) {
+        failure.fail(closed);
+      }
       closing = true;
       completeCloseWaiters(); // the node goes with the session
-      failWaiters(new ClientClosedException(session.settings().connectString()));
+      failWaiters(closed);
       finished = true;
       owner = null;
       ACTIVE.remove(key);
     }
     session.removeObserver(this);
     onFinished.accept(this);
+  }
+
+  @Override
+  public Optional<RuntimeException> failure() {
+    return failure.failure();
+  }
+
+  @Override
+  public void addFailureListener(FailureListener listener) {
+    failure.add(listener, session.eventExecutor());
   }
 
   @Override
