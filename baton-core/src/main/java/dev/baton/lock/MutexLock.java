@@ -167,6 +167,11 @@ public final class MutexLock implements Lock {
     return leases != null && !leases.isEmpty();
   }
 
+  /** Whether any thread of this process holds this lock through this object. */
+  public boolean isHeldInThisProcess() {
+    return !held.isEmpty();
+  }
+
   /**
    * The lease behind the calling thread's innermost hold: its {@linkplain Lease#state() state},
    * {@linkplain Lease#fencingToken() fencing token} and listeners. Empty if it holds none.
