@@ -187,6 +187,7 @@ class ArchitectureTest {
     // The Spring and ShedLock modules are users of the public API like any application; this
     // module does not depend on them (no Spring in the command line), so their sources are read.
     assertImportsNoInternalClass("baton-spring-boot-starter");
+    assertImportsNoInternalClass("baton-shedlock");
   }
 
   private static void assertImportsNoInternalClass(String module) throws IOException {

@@ -32,6 +32,8 @@ public class BatonProperties {
 
   private final LockRegistry lockRegistry = new LockRegistry();
 
+  private final Shedlock shedlock = new Shedlock();
+
   public String getConnectString() {
     return connectString;
   }
@@ -82,6 +84,35 @@ public class BatonProperties {
 
   public LockRegistry getLockRegistry() {
     return lockRegistry;
+  }
+
+  public Shedlock getShedlock() {
+    return shedlock;
+  }
+
+  /** The ShedLock LockProvider, made when baton-shedlock is on the classpath. */
+  public static class Shedlock {
+    /** Whether to make a LockProvider bean. */
+    private boolean enabled = true;
+
+    /** The parent of the job locks: a path on ZooKeeper (default /shedlock), a key prefix on Redis (default shedlock:). */
+    private String root;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getRoot() {
+      return root;
+    }
+
+    public void setRoot(String root) {
+      this.root = root;
+    }
   }
 
   /** ZooKeeper digest authentication: both or neither. */

@@ -8,7 +8,11 @@ import dev.baton.Baton;
 import dev.baton.ClientClosedException;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.lock.Lease;
+import dev.baton.shedlock.BatonLockProvider;
 import dev.baton.spring.integration.BatonLockRegistry;
+import java.time.Instant;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,7 +39,7 @@ class BatonAutoConfigurationTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class,
           BatonLockRegistryAutoConfiguration.class, BatonActuatorAutoConfiguration.class,
-          HealthContributorAutoConfiguration.class, InfoContributorAutoConfiguration.class));
+          BatonShedLockAutoConfiguration.class, HealthContributorAutoConfiguration.class, InfoContributorAutoConfiguration.class));
 
   @BeforeAll
   static void startServer() {
@@ -187,6 +191,21 @@ class BatonAutoConfigurationTest {
   void registryDisabled_noRegistry() {
     runner.withPropertyValues("baton.connect-string=" + zk.connectString(), "baton.lock-registry.enabled=false")
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockRegistry.class));
+  }
+
+  @Test
+  void shedlockPresent_providerOnTheClientClosedWithTheContext() {
+    AtomicReference<BatonLockProvider> seen = new AtomicReference<>();
+    runner.withPropertyValues("baton.connect-string=" + zk.connectString()).run(context -> {
+      LockProvider provider = context.getBean(LockProvider.class);
+      assertThat(provider).isInstanceOf(BatonLockProvider.class);
+      seen.set((BatonLockProvider) provider);
+      assertThat(provider.lock(new LockConfiguration(Instant.now(), "nightly", Duration.ofMinutes(5), Duration.ofMinutes(5))))
+          .isPresent();
+      assertThat(childrenOf("/shedlock/nightly")).as("the job's lock node").isNotEmpty();
+    });
+
+    assertThat(seen.get().currentLease("nightly")).as("released with the context").isEmpty();
   }
 
   @Test
