@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code dev.baton.lock} names no ZooKeeper type, so every backend implements it.
  *   <li>The Redis backend ({@code dev.baton.redis}, {@code internal.redis}) stands beside the
  *       ZooKeeper side, not on it: no ZooKeeper type, nothing of its session layer, engine or recipes.
- *   <li>The command line and the benchmark use the public API only.
+ *   <li>The command line, the benchmark and the integrations (Spring, ShedLock) use the public
+ *       API only.
  * </ul>
  */
 class ArchitectureTest {
@@ -189,13 +190,25 @@ class ArchitectureTest {
   @Test
   void benchmark_importsNoInternalClass() throws IOException {
     // The benchmark module is built after this one, so its sources are read, not its classes.
-    Path sources = Path.of("..", "baton-bench", "src", "main", "java");
+    assertImportsNoInternalClass("baton-bench");
+  }
+
+  @Test
+  void integrations_importNoInternalClass() throws IOException {
+    // The Spring and ShedLock modules are users of the public API like any application; this
+    // module does not depend on them (no Spring in the command line), so their sources are read.
+    assertImportsNoInternalClass("baton-spring-boot-starter");
+    assertImportsNoInternalClass("baton-shedlock");
+  }
+
+  private static void assertImportsNoInternalClass(String module) throws IOException {
+    Path sources = Path.of("..", module, "src", "main", "java");
     assertThat(sources).isDirectory();
     try (Stream<Path> files = Files.walk(sources)) {
       List<String> offenders = files.filter(f -> f.toString().endsWith(".java"))
           .filter(f -> read(f).lines().anyMatch(line -> line.matches("import (static )?dev\\.baton\\.internal\\..*")))
           .map(Path::toString).toList();
-      assertThat(offenders).as("benchmark sources that import dev.baton.internal").isEmpty();
+      assertThat(offenders).as(module + " sources that import dev.baton.internal").isEmpty();
     }
   }
 

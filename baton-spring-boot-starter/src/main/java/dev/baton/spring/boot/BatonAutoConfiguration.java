@@ -1,0 +1,70 @@
+package dev.baton.spring.boot;
+
+import dev.baton.Baton;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A {@link Baton} client from the {@code baton.*} properties ({@link BatonProperties}) when {@code
+ * baton.connect-string} is set and the application defines no {@code Baton} of its own. The
+ * client connects while the context starts (start-up fails with {@code ConnectionException},
+ * naming the connect string, if no server answers in time, unless {@code
+ * baton.connect-in-background} is set) and is closed with the context, releasing its leases.
+ */
+@AutoConfiguration
+@ConditionalOnClass(Baton.class)
+@EnableConfigurationProperties(BatonProperties.class)
+public class BatonAutoConfiguration {
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty(prefix = "baton", name = "connect-string")
+  public Baton baton(BatonProperties properties, ObjectProvider<BatonBuilderCustomizer> customizers) {
+    Baton.Builder builder = Baton.builder().connectString(properties.getConnectString());
+    if (properties.getSessionTimeout() != null) {
+      builder.sessionTimeout(properties.getSessionTimeout());
+    }
+    if (properties.getConnectionTimeout() != null) {
+      builder.connectionTimeout(properties.getConnectionTimeout());
+    }
+    if (properties.getNamespace() != null && !properties.getNamespace().isBlank()) {
+      builder.namespace(properties.getNamespace());
+    }
+    if (properties.isConnectInBackground()) {
+      builder.connectInBackground();
+    }
+    applyAuth(properties.getAuth(), builder);
+    applyTls(properties.getTls(), builder);
+    customizers.orderedStream().forEach(c -> c.customize(builder));
+    return builder.build();
+  }
+
+  private static void applyAuth(BatonProperties.Auth auth, Baton.Builder builder) {
+    if (auth.getUser() == null && auth.getPassword() == null) {
+      return;
+    }
+    if (auth.getUser() == null || auth.getPassword() == null) {
+      throw new IllegalArgumentException("baton.auth.user and baton.auth.password go together; only "
+          + (auth.getUser() == null ? "baton.auth.password" : "baton.auth.user") + " is set");
+    }
+    builder.digestAuth(auth.getUser(), auth.getPassword());
+  }
+
+  private static void applyTls(BatonProperties.Tls tls, Baton.Builder builder) {
+    if (tls.getTrustStore() != null) {
+      builder.tls(tls.getTrustStore(), tls.getTrustStorePassword());
+    }
+    if (tls.getKeyStore() != null) {
+      if (tls.getTrustStore() == null) {
+        throw new IllegalArgumentException("baton.tls.key-store needs baton.tls.trust-store: TLS starts with"
+            + " the servers' trust store; the key store only adds this client's certificate");
+      }
+      builder.tlsClientCertificate(tls.getKeyStore(), tls.getKeyStorePassword());
+    }
+  }
+}

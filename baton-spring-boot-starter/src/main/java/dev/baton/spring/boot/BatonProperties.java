@@ -1,0 +1,250 @@
+package dev.baton.spring.boot;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the ZooKeeper client that {@link BatonAutoConfiguration} builds, under {@code
+ * baton.*} (relaxed binding: {@code baton.connect-string}, {@code BATON_CONNECTSTRING}, ...). The
+ * client is built only when {@code baton.connect-string} is set.
+ */
+@ConfigurationProperties(prefix = "baton")
+public class BatonProperties {
+  /** The ensemble, as host:port[,host:port...]. Setting it switches the ZooKeeper client on. */
+  private String connectString;
+
+  /** The session timeout to ask the ensemble for; the client's default (30 s) if unset. */
+  private Duration sessionTimeout;
+
+  /** How long start-up waits for the first connection; the client's default (15 s) if unset. */
+  private Duration connectionTimeout;
+
+  /** A path prefix every path of this client lives under, such as "/shop" for /shop/...; none if unset. */
+  private String namespace;
+
+  /** Start even while the ensemble is down, connecting in the background. */
+  private boolean connectInBackground;
+
+  private final Auth auth = new Auth();
+
+  private final Tls tls = new Tls();
+
+  private final LockRegistry lockRegistry = new LockRegistry();
+
+  private final Shedlock shedlock = new Shedlock();
+
+  public String getConnectString() {
+    return connectString;
+  }
+
+  public void setConnectString(String connectString) {
+    this.connectString = connectString;
+  }
+
+  public Duration getSessionTimeout() {
+    return sessionTimeout;
+  }
+
+  public void setSessionTimeout(Duration sessionTimeout) {
+    this.sessionTimeout = sessionTimeout;
+  }
+
+  public Duration getConnectionTimeout() {
+    return connectionTimeout;
+  }
+
+  public void setConnectionTimeout(Duration connectionTimeout) {
+    this.connectionTimeout = connectionTimeout;
+  }
+
+  public String getNamespace() {
+    return namespace;
+  }
+
+  public void setNamespace(String namespace) {
+    this.namespace = namespace;
+  }
+
+  public boolean isConnectInBackground() {
+    return connectInBackground;
+  }
+
+  public void setConnectInBackground(boolean connectInBackground) {
+    this.connectInBackground = connectInBackground;
+  }
+
+  public Auth getAuth() {
+    return auth;
+  }
+
+  public Tls getTls() {
+    return tls;
+  }
+
+  public LockRegistry getLockRegistry() {
+    return lockRegistry;
+  }
+
+  public Shedlock getShedlock() {
+    return shedlock;
+  }
+
+  /** The ShedLock LockProvider, made when baton-shedlock is on the classpath. */
+  public static class Shedlock {
+    /** Whether to make a LockProvider bean. */
+    private boolean enabled = true;
+
+    /** The parent of the job locks: a path on ZooKeeper (default /shedlock), a key prefix on Redis (default shedlock:). */
+    private String root;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getRoot() {
+      return root;
+    }
+
+    public void setRoot(String root) {
+      this.root = root;
+    }
+  }
+
+  /** ZooKeeper digest authentication: both or neither. */
+  public static class Auth {
+    /** The digest user this client authenticates as. */
+    private String user;
+
+    /** The digest user's password. */
+    private String password;
+
+    public String getUser() {
+      return user;
+    }
+
+    public void setUser(String user) {
+      this.user = user;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+  }
+
+  /** TLS to the ensemble: a trust store switches it on; a key store adds a client certificate. */
+  public static class Tls {
+    /** The trust store (PKCS12 or JKS) holding the servers' CA. */
+    private Path trustStore;
+
+    /** The trust store's password. */
+    private String trustStorePassword;
+
+    /** The key store with this client's certificate, for servers that ask for one. */
+    private Path keyStore;
+
+    /** The key store's password. */
+    private String keyStorePassword;
+
+    public Path getTrustStore() {
+      return trustStore;
+    }
+
+    public void setTrustStore(Path trustStore) {
+      this.trustStore = trustStore;
+    }
+
+    public String getTrustStorePassword() {
+      return trustStorePassword;
+    }
+
+    public void setTrustStorePassword(String trustStorePassword) {
+      this.trustStorePassword = trustStorePassword;
+    }
+
+    public Path getKeyStore() {
+      return keyStore;
+    }
+
+    public void setKeyStore(Path keyStore) {
+      this.keyStore = keyStore;
+    }
+
+    public String getKeyStorePassword() {
+      return keyStorePassword;
+    }
+
+    public void setKeyStorePassword(String keyStorePassword) {
+      this.keyStorePassword = keyStorePassword;
+    }
+  }
+
+  /** The Spring Integration lock registry, made when Spring Integration is on the classpath. */
+  public static class LockRegistry {
+    /** Whether to make a LockRegistry bean. */
+    private boolean enabled = true;
+
+    /** Where lock keys live: "baton" (root/encoded-key) or "zookeeper-lock-registry" (Spring's own layout). */
+    private LockRegistryLayout layout = LockRegistryLayout.BATON;
+
+    /** The parent of the locks: a path on ZooKeeper, a key prefix on Redis. The layout's own default if unset. */
+    private String root;
+
+    /** Which client backs the registry when both are configured: "zookeeper" or "redis". */
+    private LockRegistryBackend backend;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public LockRegistryLayout getLayout() {
+      return layout;
+    }
+
+    public void setLayout(LockRegistryLayout layout) {
+      this.layout = layout;
+    }
+
+    public String getRoot() {
+      return root;
+    }
+
+    public void setRoot(String root) {
+      this.root = root;
+    }
+
+    public LockRegistryBackend getBackend() {
+      return backend;
+    }
+
+    public void setBackend(LockRegistryBackend backend) {
+      this.backend = backend;
+    }
+  }
+
+  /** Where a registry's lock keys live. */
+  public enum LockRegistryLayout {
+    /** {@code <root>/<key, URL-encoded>}; root {@code /locks} on ZooKeeper, {@code locks:} on Redis. */
+    BATON,
+    /** Spring Integration's own registries' layout: {@code /SpringIntegration-LockRegistry/<key>} on ZooKeeper. */
+    ZOOKEEPER_LOCK_REGISTRY
+  }
+
+  /** The client a registry stands on. */
+  public enum LockRegistryBackend {
+    ZOOKEEPER,
+    REDIS
+  }
+}
