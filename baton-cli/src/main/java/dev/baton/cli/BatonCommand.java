@@ -31,7 +31,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     subcommands = {DemoCommand.class, ServerCommand.class, LockCommand.class, LeaderCommand.class,
         ConfigCommand.class, ServiceCommand.class, RecipeCommands.RwLock.class,
         RecipeCommands.SemaphoreCommand.class, ElectionCommand.class, RecipeCommands.Queue.class,
-        RecipeCommands.BarrierCommand.class, TreeCommand.class, ConsoleCommand.class,
+        RecipeCommands.BarrierCommand.class, TreeCommand.class, CacheCommand.class, ConsoleCommand.class,
         AutoComplete.GenerateCompletion.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
@@ -55,7 +55,12 @@ public final class BatonCommand implements Callable<Integer> {
    * ({@code setOut}, {@code setErr}).
    */
   static CommandLine newCommandLine() {
-    CommandLine commandLine = new CommandLine(new BatonCommand());
+    return newCommandLine(CommandLine.defaultFactory());
+  }
+
+  /** As {@link #newCommandLine()}, with {@code factory} making the command objects. */
+  static CommandLine newCommandLine(CommandLine.IFactory factory) {
+    CommandLine commandLine = new CommandLine(new BatonCommand(), factory);
     // Listed in baton --help (picocli hides it by default): source <(baton generate-completion)
     commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
     // Help flows to the terminal's width, like a man page, instead of breaking at 80 columns.

@@ -14,10 +14,12 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code baton config}: what the keys of a config center hold. Reads only. */
+/** {@code baton config}: what the keys of a config center hold, and writing them. */
 @Command(name = "config", mixinStandardHelpOptions = true,
-    description = "Inspect a config center: every key below a prefix, or one key with its version.",
-    subcommands = {ConfigCommand.ListKeys.class, ConfigCommand.Get.class})
+    description = "Inspect and write a config center: every key below a prefix, one key with its version,"
+        + " setting and deleting keys, following changes.",
+    subcommands = {ConfigCommand.ListKeys.class, ConfigCommand.Get.class, ConfigWriteCommands.Set.class,
+        ConfigWriteCommands.Delete.class, ConfigWriteCommands.Watch.class})
 final class ConfigCommand extends CommandGroup {
 
   /** The config center on {@code prefix}; a bad prefix or key is a usage error naming it. */

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  * {@code baton service}: the services of a registry, or the live instances of one (Baton's or
  * curator-x-discovery's). Reads only.
  */
-@Command(name = "service", mixinStandardHelpOptions = true,
+@Command(name = "service", mixinStandardHelpOptions = true, subcommands = {ServiceRegisterCommand.class},
     description = "Prints the services registered below <base>, or, given <service>, its live instances:"
         + " id, address:port, enabled, payload.")
 final class ServiceCommand implements Callable<Integer> {
@@ -27,7 +27,8 @@ final class ServiceCommand implements Callable<Integer> {
   @Mixin ConnectOptions connection;
   @Mixin JsonOutput json;
 
-  @Parameters(index = "0", paramLabel = "<base>", description = "The registry's base path, e.g. /services.")
+  // Optional to picocli only so that 'service register' does not need it; call() requires it.
+  @Parameters(index = "0", arity = "0..1", paramLabel = "<base>", description = "The registry's base path, e.g. /services.")
   String base;
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "<service>", description = "A service's name, e.g. orders.")
@@ -35,6 +36,9 @@ final class ServiceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (base == null) {
+      throw new ParameterException(spec.commandLine(), "Missing required parameter: '<base>'");
+    }
     LockCommand.checkPath(base, "<base>", "service registry base path", spec);
     try (Baton baton = connection.open(spec)) {
       ServiceRegistry registry = ServiceRegistry.open(baton, base);

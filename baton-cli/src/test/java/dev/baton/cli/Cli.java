@@ -11,9 +11,14 @@ final class Cli {
   record Run(int exitCode, String out, String err) {}
 
   static Run run(String... args) {
+    return run(CommandLine.defaultFactory(), args);
+  }
+
+  /** As {@link #run(String...)}, with {@code factory} making the command objects (a test can keep one to stop it). */
+  static Run run(CommandLine.IFactory factory, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine commandLine = BatonCommand.newCommandLine();
+    CommandLine commandLine = BatonCommand.newCommandLine(factory);
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
     int exitCode = commandLine.execute(args);

@@ -1,0 +1,137 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigEntry;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code baton config set | delete | watch}: writing a config center's keys, and following them. */
+final class ConfigWriteCommands {
+  private ConfigWriteCommands() {}
+
+  /** Runs {@code action} on the config center at {@code prefix}; bad prefixes and keys are usage errors. */
+  static <T> T withConfig(CommandSpec spec, ConnectOptions connection, String prefix,
+      java.util.function.Function<ConfigCenter, T> action) {
+    LockCommand.checkPath(prefix, "<prefix>", "config prefix", spec);
+    try (Baton baton = connection.open(spec); ConfigCenter config = ConfigCommand.open(baton, prefix, spec)) {
+      try {
+        return action.apply(config);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "<key>: " + e.getMessage());
+      }
+    }
+  }
+
+  @Command(name = "set", mixinStandardHelpOptions = true,
+      description = "Sets <key> below <prefix> to <value> (creating it if needed) and prints its new version."
+          + " With --if-version, only if the key is still at that version (compare-and-set).")
+  static final class Set implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
+    String prefix;
+
+    @Parameters(index = "1", paramLabel = "<key>", description = "The key, relative to the prefix, e.g. db/url.")
+    String key;
+
+    @Parameters(index = "2", paramLabel = "<value>", description = "The new value, as text.")
+    String value;
+
+    @Option(names = "--if-version", paramLabel = "N",
+        description = "Write only if the key's version is still N; exit 1 naming the version found otherwise.")
+    Integer ifVersion;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      String result = withConfig(spec, connection, prefix, config -> {
+        if (ifVersion != null) {
+          if (!config.compareAndSet(key, ifVersion, value)) {
+            throw new CliException("not written: " + key + " is at version "
+                + config.entry(key).map(e -> Integer.toString(e.version())).orElse("(missing)")
+                + ", not " + ifVersion);
+          }
+          return "version=" + config.entry(key).map(ConfigEntry::version).orElse(ifVersion + 1);
+        }
+        return "version=" + config.set(key, value).version();
+      });
+      out.println(result);
+      out.flush();
+      return BatonCommand.OK;
+    }
+  }
+
+  @Command(name = "delete", mixinStandardHelpOptions = true, description = "Deletes <key> below <prefix>.")
+  static final class Delete implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
+    String prefix;
+
+    @Parameters(index = "1", paramLabel = "<key>", description = "The key, relative to the prefix, e.g. db/url.")
+    String key;
+
+    @Override
+    public Integer call() {
+      boolean deleted = withConfig(spec, connection, prefix, config -> config.delete(key));
+      if (!deleted) {
+        throw new CliException("no key " + key + " below " + prefix);
+      }
+      return BatonCommand.OK;
+    }
+  }
+
+  @Command(name = "watch", mixinStandardHelpOptions = true,
+      description = "Prints every change below <prefix> as it happens, one line each (key, old value, new value),"
+          + " until Ctrl-C.")
+  static final class Watch implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+    @Mixin JsonOutput json;
+
+    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
+    String prefix;
+
+    /** Released by Ctrl-C; tests release it to stop watching. */
+    final CountDownLatch stop = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws InterruptedException {
+      LockCommand.checkPath(prefix, "<prefix>", "config prefix", spec);
+      PrintWriter out = spec.commandLine().getOut();
+      try (Baton baton = connection.open(spec); ConfigCenter config = ConfigCommand.open(baton, prefix, spec)) {
+        config.addListener((key, oldValue, newValue) -> {
+          synchronized (out) {
+            if (json.enabled) {
+              JsonOutput.print(out, JsonOutput.object("key", key, "old", oldValue, "new", newValue));
+            } else {
+              out.println(key + ": " + (oldValue == null ? "(none)" : oldValue) + " -> "
+                  + (newValue == null ? "(deleted)" : newValue));
+              out.flush();
+            }
+          }
+        });
+        Thread hook = new Thread(stop::countDown, "baton-config-watch-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stop.await();
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // Ctrl-C: the hook released the latch.
+        }
+      }
+      return BatonCommand.OK;
+    }
+  }
+}

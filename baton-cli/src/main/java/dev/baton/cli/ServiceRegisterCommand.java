@@ -1,0 +1,98 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code baton service register}: an instance registered for as long as baton runs, or as long
+ * as a command runs, for scripts and tests (curator-x-discovery's JSON layout).
+ */
+@Command(name = "register", mixinStandardHelpOptions = true,
+    description = "Registers an instance of <service> below <base> (an ephemeral node in curator-x-discovery's JSON"
+        + " layout) and holds it until Ctrl-C, or, given a command after --, while that command runs; the"
+        + " registration ends with it. Exits with the command's exit code.")
+final class ServiceRegisterCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ConnectOptions connection;
+
+  @Parameters(index = "0", paramLabel = "<base>", description = "The registry's base path, e.g. /services.")
+  String base;
+
+  @Parameters(index = "1", paramLabel = "<service>", description = "The service's name, e.g. orders.")
+  String service;
+
+  @Parameters(index = "2..*", arity = "0..*", paramLabel = "<command>", description = "A command to run while registered, after --.")
+  List<String> command;
+
+  @Option(names = "--address", required = true, paramLabel = "HOST", description = "The instance's address.")
+  String address;
+
+  @Option(names = "--port", paramLabel = "PORT", description = "The instance's port.")
+  Integer port;
+
+  @Option(names = "--id", paramLabel = "ID", description = "The instance's id. Default: a new UUID.")
+  String id;
+
+  @Option(names = "--payload", paramLabel = "KEY=VALUE", description = "A payload entry; repeat for more.")
+  Map<String, String> payload = new LinkedHashMap<>();
+
+  /** Released by Ctrl-C; tests release it to end the registration. */
+  final CountDownLatch stop = new CountDownLatch(1);
+
+  @Override
+  public Integer call() throws InterruptedException {
+    LockCommand.checkPath(base, "<base>", "service registry base path", spec);
+    if (port != null && (port < 1 || port > 65535)) {
+      throw new ParameterException(spec.commandLine(), "--port must be between 1 and 65535, was " + port);
+    }
+    ServiceInstance.Builder builder;
+    try {
+      builder = ServiceInstance.builder(service).address(address).payload(payload);
+      if (port != null) {
+        builder.port(port);
+      }
+      if (id != null) {
+        builder.id(id);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    ServiceInstance instance = builder.build();
+    PrintWriter out = spec.commandLine().getOut();
+    try (Baton baton = connection.open(spec); ServiceRegistry registry = ServiceRegistry.open(baton, base);
+         Registration registration = registry.register(instance)) {
+      out.println("registered " + ServiceCommand.describe(instance) + " as " + base + "/" + service + "/" + instance.id());
+      out.flush();
+      if (command != null && !command.isEmpty()) {
+        // The registration is not a lock: losing it does not stop the command, so no guard here.
+        return GuardedCommand.run("baton service register", command, Map.of("BATON_INSTANCE_ID", instance.id()),
+            Duration.ofSeconds(5), spec.commandLine().getErr(), "the registration", stop -> { });
+      }
+      Thread hook = new Thread(stop::countDown, "baton-register-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      stop.await();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // Ctrl-C: the hook released the latch.
+      }
+    }
+    return BatonCommand.OK;
+  }
+}
