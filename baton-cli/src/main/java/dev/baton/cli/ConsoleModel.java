@@ -20,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * and waiters are read again only after a node below it changed.
  */
 final class ConsoleModel implements AutoCloseable {
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
   private final Baton baton;
   private final String root;
   private final TreeCache cache;
@@ -132,7 +134,7 @@ final class ConsoleModel implements AutoCloseable {
         }
         case SERVICE -> {
           List<Object> instances = new ArrayList<>();
-          cache.children(path).forEach((id, node) -> instances.add(Map.of("id", id, "data", node.dataAsString())));
+          cache.children(path).forEach((id, node) -> instances.add(instance(id, node)));
           view.put("instances", instances);
         }
         case QUEUE -> view.put("items", cache.children(path).keySet().stream().filter(n -> !n.equals("claims")).count());
@@ -142,6 +144,24 @@ final class ConsoleModel implements AutoCloseable {
       view.put("error", e.getMessage());
     }
     return view;
+  }
+
+  /**
+   * An instance as curator-x-discovery's JSON has it: address, port, and whether it is enabled
+   * (the registry's health checks turn that off while an instance fails them).
+   */
+  private static Map<String, Object> instance(String id, CachedNode node) {
+    Map<String, Object> instance = new LinkedHashMap<>();
+    instance.put("id", id);
+    try {
+      com.fasterxml.jackson.databind.JsonNode json = JSON.readTree(node.data());
+      instance.put("address", json.path("address").asText(""));
+      instance.put("port", json.path("port").isNumber() ? json.get("port").asInt() : null);
+      instance.put("enabled", !json.has("enabled") || json.get("enabled").asBoolean(true));
+    } catch (java.io.IOException | RuntimeException e) {
+      instance.put("error", "not curator-x-discovery's JSON: " + e.getMessage());
+    }
+    return instance;
   }
 
   private static Map<String, Object> owner(LockOwner o) {

@@ -183,6 +183,27 @@ class ConsoleServerTest extends StandaloneZooKeeper {
   }
 
   @Test
+  void services_showEachInstance_andWhetherItIsUp() throws Exception {
+    try (ConsoleServer server = console(baton, "/console-g", false);
+         dev.baton.discovery.ServiceRegistry registry = dev.baton.discovery.ServiceRegistry.open(baton, "/console-g");
+         dev.baton.discovery.Registration up = registry.register(dev.baton.discovery.ServiceInstance.builder("orders")
+             .id("o-1").address("10.0.0.1").port(8080).build());
+         dev.baton.discovery.Registration down = registry.register(dev.baton.discovery.ServiceInstance.builder("orders")
+             .id("o-2").address("10.0.0.2").port(8080).enabled(false).build())) {
+      await().untilAsserted(() -> {
+        JsonNode services = get(server, "/api/state").get("services");
+        assertThat(services).hasSize(1);
+        JsonNode instances = services.get(0).get("instances");
+        assertThat(instances).hasSize(2);
+        assertThat(instances.get(0).get("id").asText()).isEqualTo("o-1");
+        assertThat(instances.get(0).get("address").asText()).isEqualTo("10.0.0.1");
+        assertThat(instances.get(0).get("enabled").asBoolean()).isTrue();
+        assertThat(instances.get(1).get("enabled").asBoolean()).isFalse();
+      });
+    }
+  }
+
+  @Test
   void thePageAndItsScript_areServedFromTheJar() throws Exception {
     try (ConsoleServer server = console(baton, "/console-f", false)) {
       HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/")).build(),

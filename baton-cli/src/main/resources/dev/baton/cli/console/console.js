@@ -88,7 +88,9 @@ function render() {
   rows('services', s.services, svc => {
     const tr = el('tr');
     const instances = el('td');
-    (svc.instances || []).forEach(i => instances.append(el('span', i.id, 'owner')));
+    (svc.instances || []).forEach(i => instances.append(el('span',
+        i.id + (i.address ? ' ' + i.address + (i.port ? ':' + i.port : '') : '') + (i.enabled === false ? ' (down)' : ''),
+        'owner' + (i.enabled === false ? ' down' : ''))));
     tr.append(el('td', svc.path), instances);
     return tr;
   }, 2);
