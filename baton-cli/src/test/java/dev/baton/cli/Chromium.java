@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -64,7 +65,8 @@ final class Chromium implements AutoCloseable {
     // As this machine's notes say: no sandbox (root), and no background traffic the closed network refuses.
     Process process = new ProcessBuilder(binary.toString(), "--headless", "--no-sandbox", "--disable-gpu",
         "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--window-size=1280,900", "--user-data-dir=" + profile,
+        "--disable-sync", "--disable-extensions", "--disable-dev-shm-usage", "--mute-audio",
+        "--renderer-process-limit=1", "--window-size=1280,900", "--user-data-dir=" + profile,
         "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=" + port, url)
         .redirectErrorStream(true).redirectOutput(profile.resolve("chromium.log").toFile()).start();
     HttpClient http = HttpClient.newHttpClient();
@@ -153,6 +155,9 @@ final class Chromium implements AutoCloseable {
   @Override
   public void close() {
     socket.abort();
+    // Chromium is a tree of processes (renderer, GPU, zygote): none may outlive the test and
+    // take the CPU from the next one.
+    List<ProcessHandle> tree = process.descendants().toList();
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -162,6 +167,7 @@ final class Chromium implements AutoCloseable {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
+    tree.forEach(ProcessHandle::destroyForcibly);
     try (var files = Files.walk(profile)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException e) {

@@ -25,15 +25,20 @@ import org.junit.jupiter.api.Test;
  */
 class ConsoleBrowserTest {
 
+  private static Baton client(TestCluster cluster) {
+    return Baton.builder().connectString(cluster.connectString()).sessionTimeout(Duration.ofSeconds(30)).build();
+  }
+
   @Test
   void thePage_followsALockChangingHands_live_andRevokesWithAllowWrites() throws Exception {
     Path browser = Chromium.find().orElse(null);
     Assumptions.assumeTrue(browser != null,
         "no chromium on the PATH: the browser test is skipped (apt-get install chromium to run it)");
-    try (TestCluster cluster = TestCluster.standalone();
-         Baton console = Baton.connect(cluster.connectString());
-         Baton first = Baton.connect(cluster.connectString());
-         Baton second = Baton.connect(cluster.connectString());
+    // Sessions of 30 s: a browser starting on two cores must not expire them.
+    try (TestCluster cluster = TestCluster.builder().standalone().property("maxSessionTimeout", "30000").start();
+         Baton console = client(cluster);
+         Baton first = client(cluster);
+         Baton second = client(cluster);
          ConsoleServer server = new ConsoleServer(console, new ConsoleModel(console, "/shop"), true,
              new InetSocketAddress("127.0.0.1", 0))) {
       server.start(Duration.ofSeconds(10));
@@ -62,8 +67,8 @@ class ConsoleBrowserTest {
 
         // The operator revokes from the page; the holder lets go, the waiter gets the lock.
         assertThat(page.clickButtonInRow("/shop/locks/sku-42", "revoke")).isTrue();
-        await().untilTrue(revocationAsked);
-        Lease next = secondLease.get().get();
+        await().atMost(Duration.ofSeconds(30)).untilTrue(revocationAsked);
+        Lease next = secondLease.get().get(30, java.util.concurrent.TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(page.text())
             .contains("checkout-worker-2 token " + next.fencingToken())
             .doesNotContain("checkout-worker-1"));
