@@ -1,6 +1,7 @@
 package dev.baton.internal.config;
 
 import dev.baton.ZkPaths;
+import dev.baton.internal.cache.TreeSync;
 import dev.baton.internal.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,13 +23,13 @@ import org.apache.zookeeper.data.Stat;
  */
 final class ConfigRequests {
   private final Session session;
-  private final ConfigSync sync;
+  private final TreeSync<ConfigTree.Node> sync;
   private final String prefix;
   private final int maxPacket;
   private final Runnable checkUsable;
 
   /** {@code checkUsable} throws if the config center or its client is closed. */
-  ConfigRequests(Session session, ConfigSync sync, String prefix, int maxPacket, Runnable checkUsable) {
+  ConfigRequests(Session session, TreeSync<ConfigTree.Node> sync, String prefix, int maxPacket, Runnable checkUsable) {
     this.session = session;
     this.sync = sync;
     this.prefix = prefix;
@@ -96,8 +97,8 @@ final class ConfigRequests {
   }
 
   /**
-   * Sends a write of {@code key} with {@link ConfigSync#ownWriteStarted} before it and {@link
-   * ConfigSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
+   * Sends a write of {@code key} with {@link TreeSync#ownWriteStarted} before it and {@link
+   * TreeSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
    * event of the write sends no read. {@code send} sends the request; its callback applies the
    * reply's fact to the copy, then calls {@code answered} with the reply's code and stat.
    */

@@ -6,6 +6,9 @@ import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigListener;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigSource;
+import dev.baton.internal.cache.NodeTree;
+import dev.baton.internal.cache.SerialListeners;
+import dev.baton.internal.cache.TreeSync;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Session;
@@ -21,20 +24,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The config center: reads from the {@link ConfigTree} that {@link ConfigSync} keeps; writes
+ * The config center: reads from the {@link ConfigTree} that a {@link TreeSync} keeps; writes
  * ({@link ConfigWrites}) whose replies update that copy on their way (read-your-writes); the
  * snapshot file ({@link ConfigSnapshotWriter}); the listeners. See {@link ConfigCenter} for the
  * contract.
  */
-public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
+public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigTree.Node> {
   private static final Logger log = LoggerFactory.getLogger(ZkConfigCenter.class);
   private final Session session;
   private final String prefix;
   private final String serverPrefix;
   private final Path snapshotFile;
   private final ConfigTree tree = new ConfigTree();
-  private final ConfigListeners listeners = new ConfigListeners();
-  private final ConfigSync sync;
+  private final SerialListeners<ConfigListener, ConfigTree.Change> listeners =
+      new SerialListeners<>((listener, change) -> listener.changed(change.key(), change.oldValue(), change.newValue()));
+  private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
@@ -46,7 +50,8 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     this.prefix = prefix;
     this.serverPrefix = session.settings().onServer(prefix);
     this.snapshotFile = options.snapshotFile();
-    this.sync = new ConfigSync(session, serverPrefix, tree, this);
+    this.sync = new TreeSync<>(session, serverPrefix, TreeSync.Scope.DESCENDANTS, tree.nodes(),
+        (key, data, stat) -> ConfigTree.Node.of(data, stat), this);
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
     int maxPacket = NodeSizes.maxPacket(session.settings());
     ConfigRequests requests = new ConfigRequests(session, sync, prefix, maxPacket, () -> {
@@ -207,7 +212,11 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   // ---- the local copy's changes (called under the sync's lock, in order) -------------------
 
   @Override
-  public void changed(List<ConfigTree.Change> changes) {
+  public void changed(List<NodeTree.Change<ConfigTree.Node>> nodeChanges) {
+    List<ConfigTree.Change> changes = ConfigTree.changesOf(nodeChanges);
+    if (changes.isEmpty()) {
+      return;
+    }
     listeners.deliver(changes);
     if (snapshots != null && sync.isSynced()) {
       snapshots.queue();
