@@ -257,6 +257,36 @@ public interface ConfigCenter extends AutoCloseable {
    */
   boolean deleteIfVersion(String key, int expectedVersion);
 
+  // ---- history (with ConfigOptions.withHistory) ------------------------------------------------
+
+  /**
+   * The revisions of {@code key} its history keeps, newest first: the writes made through config
+   * centers opened {@link ConfigOptions#withHistory(int) with history}, each recorded in the same
+   * transaction as the write (so a write is never without its revision, and the order is the
+   * order the ensemble applied them). A deleted key keeps its history. Read from the ensemble,
+   * not the local copy: waits for the connection and retries reads as the client's retry policy
+   * allows, then fails with {@link ConnectionException}.
+   *
+   * @return empty if the key has no history (never written through a config center with history)
+   * @throws IllegalStateException if this config center was opened without history
+   * @throws IllegalArgumentException naming the key if it is invalid
+   */
+  java.util.List<ConfigRevision> history(String key);
+
+  /**
+   * Writes back the value {@code key} had at {@code toVersion}, as found in its history (the value
+   * a revision wrote at that version, or the one a revision replaced). A write like {@link #set}:
+   * it creates the key again if it was deleted, and is recorded in the history as {@code rollback
+   * to version N}. Connection loss and timeouts as for {@link #set}.
+   *
+   * @return the key's new entry
+   * @throws IllegalArgumentException naming the key and the versions kept if the history does not
+   *     hold {@code toVersion} (nothing written), or if {@code toVersion} is negative or the key
+   *     invalid
+   * @throws IllegalStateException if this config center was opened without history
+   */
+  ConfigEntry rollback(String key, int toVersion);
+
   // ---- listeners and state ---------------------------------------------------------------------
 
   /**

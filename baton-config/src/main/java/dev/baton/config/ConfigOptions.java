@@ -5,21 +5,32 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * How a {@link ConfigCenter} keeps its local copy.
+ * How a {@link ConfigCenter} keeps its local copy and its keys' history.
  *
  * @param snapshotFile where the local copy is saved after every change and read at start, so a
  *     process can start and serve its config while the ensemble is down; {@code null}: no file
+ * @param historyVersions how many revisions of each key its history keeps (see {@link
+ *     #withHistory(int)}); 0: no history
  */
-public record ConfigOptions(Path snapshotFile) {
-  private static final ConfigOptions DEFAULTS = new ConfigOptions(null);
+public record ConfigOptions(Path snapshotFile, int historyVersions) {
+  private static final ConfigOptions DEFAULTS = new ConfigOptions(null, 0);
 
   public ConfigOptions {
     if (snapshotFile != null && Files.isDirectory(snapshotFile)) {
       throw new IllegalArgumentException("snapshotFile must be a file, was the directory " + snapshotFile);
     }
+    if (historyVersions < 0) {
+      throw new IllegalArgumentException("historyVersions must not be negative (0: no history), was "
+          + historyVersions);
+    }
   }
 
-  /** No snapshot file. */
+  /** With a snapshot file and no history. */
+  public ConfigOptions(Path snapshotFile) {
+    this(snapshotFile, 0);
+  }
+
+  /** No snapshot file, no history. */
   public static ConfigOptions defaults() {
     return DEFAULTS;
   }
@@ -33,6 +44,26 @@ public record ConfigOptions(Path snapshotFile) {
    * @throws IllegalArgumentException if {@code file} is a directory
    */
   public ConfigOptions withSnapshotFile(Path file) {
-    return new ConfigOptions(Objects.requireNonNull(file, "snapshotFile must not be null"));
+    return new ConfigOptions(Objects.requireNonNull(file, "snapshotFile must not be null"), historyVersions);
+  }
+
+  /**
+   * These options, with a history of each key: every write through this config center records,
+   * in the same ZooKeeper transaction as the write, the value written, its version, the value and
+   * version it replaced, who wrote it (host, pid, the session's digest user if any) and when, and
+   * the last {@code versions} revisions per key are kept (older ones are removed after each
+   * write). See {@link ConfigCenter#history(String)} and {@link ConfigCenter#rollback(String,
+   * int)}. The history lives beside the prefix, in {@code <prefix>.history}, so readers of the
+   * prefix see only the keys. Writes of other clients (or of config centers without history) are
+   * not recorded.
+   *
+   * @throws IllegalArgumentException if {@code versions} is below 1
+   */
+  public ConfigOptions withHistory(int versions) {
+    if (versions < 1) {
+      throw new IllegalArgumentException("history versions must be at least 1 (the revisions kept per key), was "
+          + versions);
+    }
+    return new ConfigOptions(snapshotFile, versions);
   }
 }

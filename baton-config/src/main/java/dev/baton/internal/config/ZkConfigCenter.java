@@ -5,6 +5,7 @@ import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigListener;
 import dev.baton.config.ConfigOptions;
+import dev.baton.config.ConfigRevision;
 import dev.baton.config.ConfigSource;
 import dev.baton.internal.cache.NodeTree;
 import dev.baton.internal.cache.SerialListeners;
@@ -40,6 +41,9 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       new SerialListeners<>((listener, change) -> listener.changed(change.key(), change.oldValue(), change.newValue()));
   private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
+  /** Null without history. */
+  private final ConfigHistory history;
+  private final int maxPacket;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
   private volatile ConfigSource source = ConfigSource.NONE;
@@ -54,7 +58,10 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
         (key, data, stat) -> ConfigTree.Node.of(data, stat), this);
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
     int maxPacket = NodeSizes.maxPacket(session.settings());
-    ConfigRequests requests = new ConfigRequests(session, sync, prefix, maxPacket, () -> {
+    this.maxPacket = maxPacket;
+    this.history = options.historyVersions() == 0 ? null
+        : new ConfigHistory(session, prefix, serverPrefix, options.historyVersions());
+    ConfigRequests requests = new ConfigRequests(session, sync, tree, history, prefix, maxPacket, () -> {
       checkNotClosed();
       session.checkOpen();
     });
@@ -181,22 +188,78 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
 
   @Override
   public ConfigEntry create(String key, String value) {
-    return writes.create(key, value);
+    return writes.create(key, checkHistorySize(key, value));
   }
 
   @Override
   public ConfigEntry update(String key, String value) {
-    return writes.update(key, value);
+    return writes.update(key, checkHistorySize(key, value));
   }
 
   @Override
   public ConfigEntry set(String key, String value) {
-    return writes.set(key, value);
+    return writes.set(key, checkHistorySize(key, value));
   }
 
   @Override
   public boolean compareAndSet(String key, int expectedVersion, String value) {
-    return writes.compareAndSet(key, expectedVersion, value);
+    return writes.compareAndSet(key, expectedVersion, checkHistorySize(key, value));
+  }
+
+  /**
+   * With history a write's transaction carries the value three times (the node, the revision's
+   * value and, in the next write's revision, the value it replaces): a value that cannot fit
+   * thrice in ZooKeeper's packet is refused before anything is sent.
+   */
+  private String checkHistorySize(String key, String value) {
+    if (history != null && value != null) {
+      long bytes = ConfigValues.encode(value).length;
+      long max = (maxPacket - 4096L) / 3;
+      if (bytes > max) {
+        throw new IllegalArgumentException("The value for config key '" + key + "' is " + bytes + " bytes"
+            + " (UTF-8), over the " + max + " bytes a config center with history can write (each write's"
+            + " transaction carries it with its revision, within ZooKeeper's jute.maxbuffer of " + maxPacket
+            + " bytes); nothing was written");
+      }
+    }
+    return value;
+  }
+
+  // ---- history ------------------------------------------------------------------------------
+
+  @Override
+  public List<ConfigRevision> history(String key) {
+    checkNotClosed();
+    Objects.requireNonNull(key, "config key must not be null");
+    ConfigValues.validateKey(prefix, key);
+    return historyOrFail().read(key);
+  }
+
+  @Override
+  public ConfigEntry rollback(String key, int toVersion) {
+    checkNotClosed();
+    Objects.requireNonNull(key, "config key must not be null");
+    ConfigValues.validateKey(prefix, key);
+    if (toVersion < 0) {
+      throw new IllegalArgumentException("toVersion must not be negative, was " + toVersion + " (config key '"
+          + key + "'); take it from history(key)");
+    }
+    List<ConfigRevision> revisions = historyOrFail().read(key);
+    Optional<String> value = ConfigRollback.valueAt(revisions, toVersion);
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException("Version " + toVersion + " of config key '" + key + "' is not kept in"
+          + " its history under " + ConfigHistory.clientRoot(prefix) + " (versions kept: "
+          + ConfigRollback.versionsKept(revisions) + "); nothing was written");
+    }
+    return writes.set(key, checkHistorySize(key, value.get()), "rollback to version " + toVersion);
+  }
+
+  private ConfigHistory historyOrFail() {
+    if (history == null) {
+      throw new IllegalStateException("The config center on " + prefix + " keeps no history: open it with"
+          + " ConfigOptions.defaults().withHistory(versions)");
+    }
+    return history;
   }
 
   @Override
