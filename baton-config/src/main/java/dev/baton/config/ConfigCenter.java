@@ -287,6 +287,46 @@ public interface ConfigCenter extends AutoCloseable {
    */
   ConfigEntry rollback(String key, int toVersion);
 
+  // ---- gray releases (with ConfigOptions.withInstance) -----------------------------------------
+
+  /**
+   * Publishes {@code candidate} for {@code key} to the instances {@code rule} matches first: they
+   * see it through the same {@link #get} (and their listeners hear the change), the others keep
+   * the released value, as do plain readers of the key's node and older clients (the candidate
+   * lives in {@code <prefix>.gray}, not in the key's node). Replaces a gray release of the key in
+   * progress. Returns once the ensemble has it; this instance's own copy has it then too. Waits for
+   * the connection and retries as the retry policy allows (writing the same candidate again does
+   * no harm), then fails with {@link ConnectionException}.
+   *
+   * @throws ConfigKeyMissingException if the key has no released value (nothing written)
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   * @throws IllegalArgumentException naming the key if it is invalid, or the value too big
+   */
+  void grayRelease(String key, String candidate, GrayRule rule);
+
+  /** The key's gray release in progress, as this instance's copy knows it; no request. */
+  Optional<GrayRelease> gray(String key);
+
+  /**
+   * Ends the key's gray release by making its candidate the released value (a write like {@link
+   * #set}, with history if kept) and removing the candidate: every instance then sees it, and
+   * only the instances that did not see it before hear a change.
+   *
+   * @return the key's new entry
+   * @throws IllegalStateException if no gray release of the key is in progress, or this config
+   *     center does not take part in gray releases
+   */
+  ConfigEntry promote(String key);
+
+  /**
+   * Ends the key's gray release by removing the candidate: the matching instances go back to the
+   * released value (and their listeners hear it). Connection loss as for {@link #grayRelease}.
+   *
+   * @return false if no gray release of the key was in progress
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   */
+  boolean abort(String key);
+
   // ---- listeners and state ---------------------------------------------------------------------
 
   /**

@@ -62,7 +62,7 @@ final class ConfigHistory {
   }
 
   private String folderOf(String key) {
-    return serverRoot + "/" + key.replace("%", "%25").replace("/", "%2F");
+    return serverRoot + "/" + ConfigValues.flatName(key);
   }
 
   /**

@@ -53,6 +53,19 @@ final class ConfigValues {
   }
 
   /** The value as stored: UTF-8. */
+  /**
+   * A key as one node name, for the trees kept beside the prefix (history, gray releases):
+   * {@code db/url} is {@code db%2Furl}, so a key and its nested keys never share a folder there.
+   */
+  static String flatName(String key) {
+    return key.replace("%", "%25").replace("/", "%2F");
+  }
+
+  /** The key of a {@link #flatName}. */
+  static String keyOfFlatName(String name) {
+    return name.replace("%2F", "/").replace("%25", "%");
+  }
+
   static byte[] encode(String value) {
     Objects.requireNonNull(value, "value must not be null");
     return value.getBytes(StandardCharsets.UTF_8);

@@ -1,12 +1,16 @@
 package dev.baton.internal.config;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.ZkPaths;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigListener;
+import dev.baton.config.ConfigKeyMissingException;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
 import dev.baton.config.ConfigSource;
+import dev.baton.config.GrayRelease;
+import dev.baton.config.GrayRule;
 import dev.baton.internal.cache.NodeTree;
 import dev.baton.internal.cache.SerialListeners;
 import dev.baton.internal.cache.TreeSync;
@@ -43,6 +47,9 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   private final ConfigWrites writes;
   /** Null without history. */
   private final ConfigHistory history;
+  /** Both null unless the config center takes part in gray releases. */
+  private final GrayView grayView;
+  private final ConfigGray gray;
   private final int maxPacket;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
@@ -59,6 +66,14 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
     int maxPacket = NodeSizes.maxPacket(session.settings());
     this.maxPacket = maxPacket;
+    if (options.grayReleases()) {
+      this.grayView = new GrayView(options.instanceId(), options.labels(), tree, listeners::deliver);
+      this.gray = new ConfigGray(session, prefix, serverPrefix, grayView);
+      grayView.follow(gray);
+    } else {
+      this.grayView = null;
+      this.gray = null;
+    }
     this.history = options.historyVersions() == 0 ? null
         : new ConfigHistory(session, prefix, serverPrefix, options.historyVersions());
     ConfigRequests requests = new ConfigRequests(session, sync, tree, history, prefix, maxPacket, () -> {
@@ -92,11 +107,14 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
         source = ConfigSource.SNAPSHOT;
       }
     }
+    if (gray != null) {
+      gray.start();
+    }
     sync.start();
     if (session.state().isConnected()) {
       long deadline = System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout());
       try {
-        if (!sync.awaitSynced(deadline, true)) {
+        if (!sync.awaitSynced(deadline, true) || (gray != null && !gray.awaitSynced(deadline, true))) {
           log.warn("The config under {} is not loaded yet ({}); serving {} until it is", prefix,
               session.state(), source == ConfigSource.SNAPSHOT ? "the snapshot " + snapshotFile : "no values");
         }
@@ -155,18 +173,19 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   public Optional<ConfigEntry> entry(String key) {
     ConfigTree.Node node = node(key);
     return node == null || !node.isKey() ? Optional.empty()
-        : Optional.of(new ConfigEntry(key, node.value(), node.version()));
+        : Optional.of(new ConfigEntry(key, grayView == null ? node.value() : grayView.value(key, node),
+            node.version()));
   }
 
   @Override
   public Map<String, String> snapshot() {
     checkNotClosed();
-    return Collections.unmodifiableMap(tree.values());
+    return Collections.unmodifiableMap(grayView == null ? tree.values() : grayView.overlay(tree.values()));
   }
 
   private String value(String key) {
     ConfigTree.Node node = node(key);
-    return node == null ? null : node.value();
+    return grayView != null ? grayView.value(key, node) : node == null ? null : node.value();
   }
 
   /**
@@ -254,6 +273,62 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     return writes.set(key, checkHistorySize(key, value.get()), "rollback to version " + toVersion);
   }
 
+  // ---- gray releases ------------------------------------------------------------------------
+
+  @Override
+  public void grayRelease(String key, String candidate, GrayRule rule) {
+    ConfigGray releases = grayOrFail();
+    Objects.requireNonNull(candidate, "candidate must not be null");
+    Objects.requireNonNull(rule, "rule must not be null");
+    ConfigTree.Node released = node(key);
+    if (released == null || !released.isKey()) {
+      throw new ConfigKeyMissingException(key, ZkPaths.join(prefix, key), "config key '" + key + "' has no"
+          + " released value at " + ZkPaths.join(prefix, key) + " to release a candidate beside; set it first."
+          + " Nothing was written");
+    }
+    checkHistorySize(key, candidate);
+    ConfigValues.checkSize(key, ZkPaths.join(prefix, key), ConfigValues.encode(candidate), (maxPacket - 4096) / 2,
+        maxPacket);
+    releases.write(new GrayRelease(key, candidate, rule));
+  }
+
+  @Override
+  public Optional<GrayRelease> gray(String key) {
+    ConfigGray releases = grayOrFail();
+    node(key); // checks the key
+    return Optional.ofNullable(releases.release(key));
+  }
+
+  @Override
+  public ConfigEntry promote(String key) {
+    ConfigGray releases = grayOrFail();
+    node(key);
+    GrayRelease release = releases.release(key);
+    if (release == null) {
+      throw new IllegalStateException("No gray release of config key '" + key + "' under " + prefix
+          + " is in progress; nothing to promote");
+    }
+    ConfigEntry entry = writes.set(key, checkHistorySize(key, release.candidate()), "promote gray release");
+    releases.remove(key);
+    return entry;
+  }
+
+  @Override
+  public boolean abort(String key) {
+    ConfigGray releases = grayOrFail();
+    node(key);
+    return releases.remove(key);
+  }
+
+  private ConfigGray grayOrFail() {
+    checkNotClosed();
+    if (gray == null) {
+      throw new IllegalStateException("The config center on " + prefix + " takes no part in gray releases: open"
+          + " it with ConfigOptions.defaults().withInstance(id, labels)");
+    }
+    return gray;
+  }
+
   private ConfigHistory historyOrFail() {
     if (history == null) {
       throw new IllegalStateException("The config center on " + prefix + " keeps no history: open it with"
@@ -280,7 +355,11 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     if (changes.isEmpty()) {
       return;
     }
-    listeners.deliver(changes);
+    if (grayView != null) {
+      grayView.releasedChanged(changes);
+    } else {
+      listeners.deliver(changes);
+    }
     if (snapshots != null && sync.isSynced()) {
       snapshots.queue();
     }
@@ -349,6 +428,9 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     closed = true;
     listeners.clear();
     sync.close();
+    if (gray != null) {
+      gray.close();
+    }
   }
 
   private void checkNotClosed() {
