@@ -1,11 +1,9 @@
 package dev.baton.internal.config;
 
 import dev.baton.BatonInterruptedException;
-import dev.baton.ZkPaths;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigListener;
-import dev.baton.config.ConfigKeyMissingException;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
 import dev.baton.config.ConfigSource;
@@ -45,12 +43,10 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       new SerialListeners<>((listener, change) -> listener.changed(change.key(), change.oldValue(), change.newValue()));
   private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
-  /** Null without history. */
-  private final ConfigHistory history;
+  private final ConfigReleases releases;
   /** Both null unless the config center takes part in gray releases. */
   private final GrayView grayView;
   private final ConfigGray gray;
-  private final int maxPacket;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
   private volatile ConfigSource source = ConfigSource.NONE;
@@ -65,7 +61,6 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
         (key, data, stat) -> ConfigTree.Node.of(data, stat), this);
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
     int maxPacket = NodeSizes.maxPacket(session.settings());
-    this.maxPacket = maxPacket;
     if (options.grayReleases()) {
       this.grayView = new GrayView(options.instanceId(), options.labels(), tree, listeners::deliver);
       this.gray = new ConfigGray(session, prefix, serverPrefix, grayView);
@@ -74,13 +69,14 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       this.grayView = null;
       this.gray = null;
     }
-    this.history = options.historyVersions() == 0 ? null
+    ConfigHistory history = options.historyVersions() == 0 ? null
         : new ConfigHistory(session, prefix, serverPrefix, options.historyVersions());
     ConfigRequests requests = new ConfigRequests(session, sync, tree, history, prefix, maxPacket, () -> {
       checkNotClosed();
       session.checkOpen();
     });
     this.writes = new ConfigWrites(requests, tree);
+    this.releases = new ConfigReleases(prefix, maxPacket, writes, history, gray, this::node);
     this.snapshots = snapshotFile == null ? null
         : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
   }
@@ -225,116 +221,41 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     return writes.compareAndSet(key, expectedVersion, checkHistorySize(key, value));
   }
 
-  /**
-   * With history a write's transaction carries the value three times (the node, the revision's
-   * value and, in the next write's revision, the value it replaces): a value that cannot fit
-   * thrice in ZooKeeper's packet is refused before anything is sent.
-   */
+  /** See {@link ConfigReleases#checkHistorySize}. */
   private String checkHistorySize(String key, String value) {
-    if (history != null && value != null) {
-      long bytes = ConfigValues.encode(value).length;
-      long max = (maxPacket - 4096L) / 3;
-      if (bytes > max) {
-        throw new IllegalArgumentException("The value for config key '" + key + "' is " + bytes + " bytes"
-            + " (UTF-8), over the " + max + " bytes a config center with history can write (each write's"
-            + " transaction carries it with its revision, within ZooKeeper's jute.maxbuffer of " + maxPacket
-            + " bytes); nothing was written");
-      }
-    }
-    return value;
+    return releases.checkHistorySize(key, value);
   }
 
-  // ---- history ------------------------------------------------------------------------------
+  // ---- history and gray releases -------------------------------------------------------------
 
   @Override
   public List<ConfigRevision> history(String key) {
-    checkNotClosed();
-    Objects.requireNonNull(key, "config key must not be null");
-    ConfigValues.validateKey(prefix, key);
-    return historyOrFail().read(key);
+    return releases.history(key);
   }
 
   @Override
   public ConfigEntry rollback(String key, int toVersion) {
-    checkNotClosed();
-    Objects.requireNonNull(key, "config key must not be null");
-    ConfigValues.validateKey(prefix, key);
-    if (toVersion < 0) {
-      throw new IllegalArgumentException("toVersion must not be negative, was " + toVersion + " (config key '"
-          + key + "'); take it from history(key)");
-    }
-    List<ConfigRevision> revisions = historyOrFail().read(key);
-    Optional<String> value = ConfigRollback.valueAt(revisions, toVersion);
-    if (value.isEmpty()) {
-      throw new IllegalArgumentException("Version " + toVersion + " of config key '" + key + "' is not kept in"
-          + " its history under " + ConfigHistory.clientRoot(prefix) + " (versions kept: "
-          + ConfigRollback.versionsKept(revisions) + "); nothing was written");
-    }
-    return writes.set(key, checkHistorySize(key, value.get()), "rollback to version " + toVersion);
+    return releases.rollback(key, toVersion);
   }
-
-  // ---- gray releases ------------------------------------------------------------------------
 
   @Override
   public void grayRelease(String key, String candidate, GrayRule rule) {
-    ConfigGray releases = grayOrFail();
-    Objects.requireNonNull(candidate, "candidate must not be null");
-    Objects.requireNonNull(rule, "rule must not be null");
-    ConfigTree.Node released = node(key);
-    if (released == null || !released.isKey()) {
-      throw new ConfigKeyMissingException(key, ZkPaths.join(prefix, key), "config key '" + key + "' has no"
-          + " released value at " + ZkPaths.join(prefix, key) + " to release a candidate beside; set it first."
-          + " Nothing was written");
-    }
-    checkHistorySize(key, candidate);
-    ConfigValues.checkSize(key, ZkPaths.join(prefix, key), ConfigValues.encode(candidate), (maxPacket - 4096) / 2,
-        maxPacket);
-    releases.write(new GrayRelease(key, candidate, rule));
+    releases.grayRelease(key, candidate, rule);
   }
 
   @Override
   public Optional<GrayRelease> gray(String key) {
-    ConfigGray releases = grayOrFail();
-    node(key); // checks the key
-    return Optional.ofNullable(releases.release(key));
+    return releases.gray(key);
   }
 
   @Override
   public ConfigEntry promote(String key) {
-    ConfigGray releases = grayOrFail();
-    node(key);
-    GrayRelease release = releases.release(key);
-    if (release == null) {
-      throw new IllegalStateException("No gray release of config key '" + key + "' under " + prefix
-          + " is in progress; nothing to promote");
-    }
-    ConfigEntry entry = writes.set(key, checkHistorySize(key, release.candidate()), "promote gray release");
-    releases.remove(key);
-    return entry;
+    return releases.promote(key);
   }
 
   @Override
   public boolean abort(String key) {
-    ConfigGray releases = grayOrFail();
-    node(key);
-    return releases.remove(key);
-  }
-
-  private ConfigGray grayOrFail() {
-    checkNotClosed();
-    if (gray == null) {
-      throw new IllegalStateException("The config center on " + prefix + " takes no part in gray releases: open"
-          + " it with ConfigOptions.defaults().withInstance(id, labels)");
-    }
-    return gray;
-  }
-
-  private ConfigHistory historyOrFail() {
-    if (history == null) {
-      throw new IllegalStateException("The config center on " + prefix + " keeps no history: open it with"
-          + " ConfigOptions.defaults().withHistory(versions)");
-    }
-    return history;
+    return releases.abort(key);
   }
 
   @Override
