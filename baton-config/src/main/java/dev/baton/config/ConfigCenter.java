@@ -168,6 +168,31 @@ public interface ConfigCenter extends AutoCloseable {
   Duration getDuration(String key, Duration defaultValue);
 
   /**
+   * The value of {@code key} as a list: comma-separated items, each stripped of blanks ({@code
+   * "a, b,c"} is {@code [a, b, c]}); empty items are dropped, so {@code ""} is the empty list.
+   * {@code defaultValue} if there is no such key. From the local copy: no request.
+   */
+  java.util.List<String> getList(String key, java.util.List<String> defaultValue);
+
+  /**
+   * The value of {@code key} as a map: comma-separated {@code name=value} pairs, stripped ({@code
+   * "eu=3, us=1"}), in the order written. {@code defaultValue} if there is no such key. From the
+   * local copy: no request.
+   *
+   * @throws ConfigValueException naming the key if an item has no {@code =} or its name is empty
+   */
+  Map<String, String> getMap(String key, Map<String, String> defaultValue);
+
+  /**
+   * The keys at and below {@code keyPrefix} ({@code "db"}: {@code db}, {@code db/url}, {@code
+   * db/pool/size}, not {@code db2}) and their values, as {@link #snapshot()} shows them. From the
+   * local copy: no request.
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  Map<String, String> snapshot(String keyPrefix);
+
+  /**
    * The value of {@code key} with its node's version, from the local copy: no request, never
    * blocks. After a disconnection the version may be behind; a versioned write then fails
    * harmlessly.
@@ -346,7 +371,22 @@ public interface ConfigCenter extends AutoCloseable {
    */
   void addListener(ConfigListener listener, Executor executor);
 
-  /** Stops calling {@code listener}; calls already handed to its executor still run. */
+  /**
+   * As {@link #addListener(ConfigListener, Executor)}, for the changes of {@code key} only.
+   *
+   * @throws IllegalArgumentException naming the key if it is invalid
+   */
+  void addKeyListener(String key, ConfigListener listener, Executor executor);
+
+  /**
+   * As {@link #addListener(ConfigListener, Executor)}, for the changes of the keys at and below
+   * {@code keyPrefix} only ({@code "db"}: {@code db}, {@code db/url}, not {@code db2}).
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  void addPrefixListener(String keyPrefix, ConfigListener listener, Executor executor);
+
+  /** Stops calling {@code listener} (for every key or prefix it was added for); calls already handed to its executor still run. */
   void removeListener(ConfigListener listener);
 
   /**

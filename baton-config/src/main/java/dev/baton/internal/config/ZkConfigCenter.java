@@ -39,8 +39,14 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   private final String serverPrefix;
   private final Path snapshotFile;
   private final ConfigTree tree = new ConfigTree();
-  private final SerialListeners<ConfigListener, ConfigTree.Change> listeners =
-      new SerialListeners<>((listener, change) -> listener.changed(change.key(), change.oldValue(), change.newValue()));
+  /** A listener and the keys it listens to. */
+  private record Subscriber(ConfigListener listener, java.util.function.Predicate<String> keys) {}
+
+  private final SerialListeners<Subscriber, ConfigTree.Change> listeners = new SerialListeners<>((s, change) -> {
+    if (s.keys().test(change.key())) {
+      s.listener().changed(change.key(), change.oldValue(), change.newValue());
+    }
+  });
   private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
   private final ConfigReleases releases;
@@ -163,6 +169,29 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   private <T> T typed(String key, T defaultValue, java.util.function.BiFunction<String, String, T> parse) {
     String value = value(key);
     return value == null ? defaultValue : parse.apply(key, value);
+  }
+
+  @Override
+  public List<String> getList(String key, List<String> defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseList);
+  }
+
+  @Override
+  public Map<String, String> getMap(String key, Map<String, String> defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseMap);
+  }
+
+  @Override
+  public Map<String, String> snapshot(String keyPrefix) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    Map<String, String> below = new java.util.TreeMap<>();
+    snapshot().forEach((key, value) -> {
+      if (ConfigValues.isAtOrBelow(key, keyPrefix)) {
+        below.put(key, value);
+      }
+    });
+    return Collections.unmodifiableMap(below);
   }
 
   @Override
@@ -306,12 +335,32 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     Objects.requireNonNull(listener, "listener must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
     checkNotClosed();
-    listeners.add(listener, executor);
+    listeners.add(new Subscriber(listener, key -> true), executor);
+  }
+
+  @Override
+  public void addKeyListener(String key, ConfigListener listener, Executor executor) {
+    Objects.requireNonNull(key, "key must not be null");
+    ConfigValues.validateKey(prefix, key);
+    Objects.requireNonNull(listener, "listener must not be null");
+    Objects.requireNonNull(executor, "executor must not be null");
+    checkNotClosed();
+    listeners.add(new Subscriber(listener, key::equals), executor);
+  }
+
+  @Override
+  public void addPrefixListener(String keyPrefix, ConfigListener listener, Executor executor) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    Objects.requireNonNull(listener, "listener must not be null");
+    Objects.requireNonNull(executor, "executor must not be null");
+    checkNotClosed();
+    listeners.add(new Subscriber(listener, key -> ConfigValues.isAtOrBelow(key, keyPrefix)), executor);
   }
 
   @Override
   public void removeListener(ConfigListener listener) {
-    listeners.remove(listener);
+    listeners.removeIf(s -> s.listener() == listener);
   }
 
   @Override
