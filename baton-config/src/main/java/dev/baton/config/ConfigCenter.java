@@ -282,6 +282,35 @@ public interface ConfigCenter extends AutoCloseable {
    */
   boolean deleteIfVersion(String key, int expectedVersion);
 
+  // ---- import and export ----------------------------------------------------------------------
+
+  /**
+   * The keys at and below {@code keyPrefix} ({@code ""}: every key) and their values, from the
+   * local copy (as {@link #snapshot(String)}: no request), as text in {@code format}.
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  String export(String keyPrefix, ConfigFormat format);
+
+  /**
+   * Writes the keys and values of {@code text} (as {@link #export} writes them): every key and
+   * value is checked before anything is sent, then the keys whose value differs are written in as
+   * few transactions as fit ZooKeeper's packet limit, each key on the version the local copy holds
+   * (with history, each with its revision, operation {@code import}). Keys absent from the text
+   * are left alone.
+   *
+   * <p>Connection loss: a transaction waits for the connection as the retry policy allows; one
+   * whose reply is lost fails with {@link OutcomeUnknownException} (import again: the keys already
+   * written are then unchanged and skipped).
+   *
+   * @return how many keys were written
+   * @throws IllegalArgumentException naming the first bad key or value, or saying where the text
+   *     is malformed; nothing written
+   * @throws BatonException naming the batch that failed (a key written meanwhile by someone
+   *     else): the batches before it were applied
+   */
+  int importFrom(String text, ConfigFormat format);
+
   // ---- history (with ConfigOptions.withHistory) ------------------------------------------------
 
   /**

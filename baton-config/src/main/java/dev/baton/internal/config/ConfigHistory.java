@@ -83,8 +83,23 @@ final class ConfigHistory {
         (rc, p, ctx, name) -> { }, null);
   }
 
-  /** The revision's node, to run in the write's transaction. */
+  /** The revision's node, to run in the write's transaction (on the server's paths). */
   Op revision(String key, String operation, int version, String value, int previousVersion, String previousValue) {
+    String path = folderOf(key) + "/" + ENTRY;
+    return Op.create(path, json(key, operation, version, value, previousVersion, previousValue),
+        CreateOptions.newBuilder(session.settings().aclFor(path), CreateMode.PERSISTENT_SEQUENTIAL).build());
+  }
+
+  /** As {@link #revision}, on the client's paths, for {@code Transactions.run}. */
+  Op revisionOnClient(String key, String operation, int version, String value, int previousVersion,
+      String previousValue) {
+    String path = clientRoot(prefix) + "/" + ConfigValues.flatName(key) + "/" + ENTRY;
+    return Op.create(path, json(key, operation, version, value, previousVersion, previousValue),
+        session.settings().aclFor(folderOf(key) + "/" + ENTRY), CreateMode.PERSISTENT_SEQUENTIAL);
+  }
+
+  private byte[] json(String key, String operation, int version, String value, int previousVersion,
+      String previousValue) {
     ObjectNode json = JSON.createObjectNode();
     json.put("version", version);
     if (value != null) {
@@ -101,15 +116,11 @@ final class ConfigHistory {
     if (user != null) {
       json.put("authId", "digest:" + user);
     }
-    byte[] data;
     try {
-      data = JSON.writeValueAsBytes(json);
+      return JSON.writeValueAsBytes(json);
     } catch (IOException e) {
       throw new IllegalStateException("Cannot encode the history of config key '" + key + "'", e);
     }
-    String path = folderOf(key) + "/" + ENTRY;
-    return Op.create(path, data, CreateOptions.newBuilder(session.settings().aclFor(path),
-        CreateMode.PERSISTENT_SEQUENTIAL).build());
   }
 
   /** Removes the key's revisions beyond the newest {@code keep}; asynchronous, best effort. */

@@ -3,6 +3,7 @@ package dev.baton.internal.config;
 import dev.baton.BatonInterruptedException;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
+import dev.baton.config.ConfigFormat;
 import dev.baton.config.ConfigListener;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
@@ -50,6 +51,7 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
   private final ConfigReleases releases;
+  private final ConfigImport imports;
   /** Both null unless the config center takes part in gray releases. */
   private final GrayView grayView;
   private final ConfigGray gray;
@@ -83,6 +85,7 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     });
     this.writes = new ConfigWrites(requests, tree);
     this.releases = new ConfigReleases(prefix, maxPacket, writes, history, gray, this::node);
+    this.imports = new ConfigImport(session, prefix, tree, requests, history, maxPacket);
     this.snapshots = snapshotFile == null ? null
         : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
   }
@@ -253,6 +256,24 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   /** See {@link ConfigReleases#checkHistorySize}. */
   private String checkHistorySize(String key, String value) {
     return releases.checkHistorySize(key, value);
+  }
+
+  // ---- import and export --------------------------------------------------------------------
+
+  @Override
+  public String export(String keyPrefix, ConfigFormat format) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    Objects.requireNonNull(format, "format must not be null");
+    return ConfigText.write(keyPrefix.isEmpty() ? snapshot() : snapshot(keyPrefix), format);
+  }
+
+  @Override
+  public int importFrom(String text, ConfigFormat format) {
+    Objects.requireNonNull(text, "text must not be null");
+    Objects.requireNonNull(format, "format must not be null");
+    checkNotClosed();
+    session.checkOpen();
+    return imports.write(ConfigText.read(text, format));
   }
 
   // ---- history and gray releases -------------------------------------------------------------
