@@ -282,6 +282,27 @@ public interface ConfigCenter extends AutoCloseable {
    */
   boolean deleteIfVersion(String key, int expectedVersion);
 
+  /**
+   * The keys under {@code keyPrefix} as a record of {@code type}, kept current (see {@link
+   * ConfigBinding}). Each component reads the key {@code <keyPrefix>/<name>}, or, if absent, the
+   * key of its name in kebab case ({@code poolSize}: {@code pool-size}). Component types: {@code
+   * String}, {@code int}, {@code long}, {@code boolean}, {@code double} (and their boxes), {@link
+   * Duration}, {@code List<String>} and {@code Map<String, String>} (as {@link #getList} and
+   * {@link #getMap} read them), and {@code Optional} of a scalar for a key that may be absent.
+   *
+   * <pre>{@code
+   * record Db(String url, int poolSize, Duration timeout, Optional<String> user) {}
+   * ConfigBinding<Db> db = config.bind("db", Db.class);  // db/url, db/pool-size, db/timeout, db/user
+   * pool.resize(db.get().poolSize());
+   * }</pre>
+   *
+   * @throws IllegalArgumentException naming the component if its type is not supported, or the
+   *     key prefix if it is invalid
+   * @throws IllegalStateException naming the key if a required key is absent
+   * @throws ConfigValueException naming the key if a value does not parse
+   */
+  <T extends Record> ConfigBinding<T> bind(String keyPrefix, Class<T> type);
+
   // ---- import and export ----------------------------------------------------------------------
 
   /**

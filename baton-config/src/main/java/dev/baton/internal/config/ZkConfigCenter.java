@@ -1,6 +1,7 @@
 package dev.baton.internal.config;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.config.ConfigBinding;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigFormat;
@@ -256,6 +257,15 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   /** See {@link ConfigReleases#checkHistorySize}. */
   private String checkHistorySize(String key, String value) {
     return releases.checkHistorySize(key, value);
+  }
+
+  @Override
+  public <T extends Record> ConfigBinding<T> bind(String keyPrefix, Class<T> type) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    Objects.requireNonNull(type, "type must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    checkNotClosed();
+    return new ConfigBinder<>(this, keyPrefix, type).start();
   }
 
   // ---- import and export --------------------------------------------------------------------
