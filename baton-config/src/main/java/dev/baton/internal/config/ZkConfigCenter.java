@@ -363,30 +363,28 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
 
   @Override
   public void addListener(ConfigListener listener, Executor executor) {
-    Objects.requireNonNull(listener, "listener must not be null");
-    Objects.requireNonNull(executor, "executor must not be null");
-    checkNotClosed();
-    listeners.add(new Subscriber(listener, key -> true), executor);
+    subscribe(listener, executor, key -> true);
   }
 
   @Override
   public void addKeyListener(String key, ConfigListener listener, Executor executor) {
     Objects.requireNonNull(key, "key must not be null");
     ConfigValues.validateKey(prefix, key);
-    Objects.requireNonNull(listener, "listener must not be null");
-    Objects.requireNonNull(executor, "executor must not be null");
-    checkNotClosed();
-    listeners.add(new Subscriber(listener, key::equals), executor);
+    subscribe(listener, executor, key::equals);
   }
 
   @Override
   public void addPrefixListener(String keyPrefix, ConfigListener listener, Executor executor) {
     Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
     ConfigValues.validateKey(prefix, keyPrefix);
+    subscribe(listener, executor, key -> ConfigValues.isAtOrBelow(key, keyPrefix));
+  }
+
+  private void subscribe(ConfigListener listener, Executor executor, java.util.function.Predicate<String> keys) {
     Objects.requireNonNull(listener, "listener must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
     checkNotClosed();
-    listeners.add(new Subscriber(listener, key -> ConfigValues.isAtOrBelow(key, keyPrefix)), executor);
+    listeners.add(new Subscriber(listener, keys), executor);
   }
 
   @Override
