@@ -80,6 +80,34 @@ class ConfigGrayTest extends ClusterTestSupport {
     assertThat(heardPlain).containsExactly("k:v1->v1b", "k:v1b->v2", "marker:null->m");
   }
 
+  /**
+   * Regression: promote writes the released value, then removes the candidate. An instance that
+   * saw the candidate hears the removal (no read needed) before its read of the new released
+   * value returns, and fell back for a moment to the old released value, telling its listeners
+   * "v2 -> v1" then "v1 -> v2" though it never saw v1 again. A slow link makes that order certain.
+   */
+  @Test
+  void promote_onASlowLink_theMatchingInstanceHearsNoChange() throws Exception {
+    String prefix = "/gray-promote-slow";
+    ConfigCenter operator = instance(prefix, "ops", "none");
+    operator.set("k", "v1");
+    dev.baton.testkit.FaultProxy proxy = closing(dev.baton.testkit.FaultProxy.start(cluster.address(0)));
+    ConfigCenter canary = closing(ConfigCenter.open(baton(proxy.connectString(), Duration.ofSeconds(20)), prefix,
+        ConfigOptions.defaults().withInstance("canary-1", Map.of())));
+    List<String> heard = record(canary);
+    operator.grayRelease("k", "v2", GrayRule.forIds("canary-1"));
+    await().atMost(WAIT).until(() -> canary.get("k").orElseThrow().equals("v2"));
+    proxy.delay(Duration.ofMillis(150));
+
+    operator.promote("k");
+    operator.set("marker", "m");
+
+    await().atMost(WAIT).until(() -> heard.contains("marker:null->m"));
+    proxy.delay(Duration.ZERO);
+    assertThat(heard).containsExactly("k:v1->v2", "marker:null->m");
+    assertThat(canary.get("k")).contains("v2");
+  }
+
   @Test
   void abort_takesTheMatchingInstancesBack_andOthersHearNothing() throws Exception {
     String prefix = "/gray-abort";

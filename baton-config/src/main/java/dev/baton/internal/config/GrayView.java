@@ -25,6 +25,7 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
   private final ConfigTree tree;
   private final Consumer<List<ConfigTree.Change>> deliver;
   private ConfigGray gray;
+  private TreeSync<ConfigTree.Node> released;
   // Guarded by this: the keys whose candidate listeners were last told, and that candidate.
   private final Map<String, String> candidatesTold = new HashMap<>();
 
@@ -36,9 +37,10 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
     this.deliver = deliver;
   }
 
-  /** The gray copy this view reads; set once, before either copy starts. */
-  void follow(ConfigGray gray) {
+  /** The gray copy this view reads and the released one's sync; set once, before either starts. */
+  void follow(ConfigGray gray, TreeSync<ConfigTree.Node> released) {
     this.gray = gray;
+    this.released = released;
   }
 
   boolean matches(GrayRelease release) {
@@ -76,12 +78,23 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
     deliver(seen);
   }
 
-  /** Candidates changed: delivers what changes of what is seen. */
+  /**
+   * Candidates changed: delivers what changes of what is seen. A candidate this instance stops
+   * seeing (promoted, aborted, or its rule changed) gives way to the released value only once the
+   * released copy has caught up with the ensemble as of now: a promote writes the released value
+   * and then removes the candidate, and this instance hears the removal (which needs no read)
+   * before its read of the new released value comes back; falling back at once would show the
+   * old released value for a moment, a change the instance never really saw.
+   */
   @Override
   public synchronized void changed(List<NodeTree.Change<ConfigGray.Entry>> changes) {
     List<ConfigTree.Change> seen = new ArrayList<>();
     for (NodeTree.Change<ConfigGray.Entry> change : changes) {
       String key = ConfigGray.keyOf(change);
+      if (candidatesTold.containsKey(key) && candidate(key) == null) {
+        released.refresh(key, () -> settle(key));
+        continue;
+      }
       ConfigTree.Node node = tree.node(key);
       String released = node == null ? null : node.value();
       String before = candidatesTold.containsKey(key) ? candidatesTold.get(key) : released;
@@ -93,6 +106,21 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
       }
     }
     deliver(seen);
+  }
+
+  /** The released copy has caught up with {@code key}: tells what changed, if anything. */
+  private synchronized void settle(String key) {
+    if (!candidatesTold.containsKey(key)) {
+      return; // a change of the released value told it meanwhile
+    }
+    String before = candidatesTold.get(key);
+    String candidate = candidate(key);
+    ConfigTree.Node node = tree.node(key);
+    String now = candidate != null ? candidate : node == null ? null : node.value();
+    remember(key, candidate);
+    if (!Objects.equals(before, now)) {
+      deliver(List.of(new ConfigTree.Change(key, before, now)));
+    }
   }
 
   private void remember(String key, String candidate) {

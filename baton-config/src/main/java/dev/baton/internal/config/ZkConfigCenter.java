@@ -73,7 +73,7 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     if (options.grayReleases()) {
       this.grayView = new GrayView(options.instanceId(), options.labels(), tree, listeners::deliver);
       this.gray = new ConfigGray(session, prefix, serverPrefix, grayView);
-      grayView.follow(gray);
+      grayView.follow(gray, sync);
     } else {
       this.grayView = null;
       this.gray = null;

@@ -187,6 +187,38 @@ public final class TreeSync<N> implements SessionObserver {
     }
   }
 
+  /**
+   * Reads {@code key} again and applies what it finds, then runs {@code then} on the event
+   * thread. The session answers in order, so once {@code then} runs, the copy holds {@code key}
+   * as of no earlier than this call: a caller that heard of another change (in another copy) can
+   * wait this way for this copy to have caught up with it. Without a connection, {@code then} runs
+   * at once (the reload after the reconnection catches up anyway).
+   */
+  public void refresh(String key, Runnable then) {
+    Session.Handle handle;
+    int loadEpoch;
+    synchronized (this) {
+      handle = watched;
+      loadEpoch = epoch;
+      if (handle == null || !accepts(handle)) {
+        handle = null;
+      }
+    }
+    if (handle == null) {
+      then.run();
+      return;
+    }
+    Session.Handle on = handle;
+    try {
+      on.zk().getData(pathOf(key), false, (rc, path, ctx, data, stat) -> {
+        onData(on, key, loadEpoch, false, rc, data, stat);
+        then.run();
+      }, null);
+    } catch (RuntimeException e) {
+      then.run();
+    }
+  }
+
   /** Whether facts from {@code handle} may be applied now; call under this lock. */
   private boolean accepts(Session.Handle handle) {
     return !closed && handle == session.handle();
