@@ -2,6 +2,9 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import dev.baton.bench.lock.Role;
+import dev.baton.cache.CacheListener;
+import dev.baton.cache.CachedNode;
+import dev.baton.cache.TreeCache;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigListener;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +43,9 @@ import org.apache.zookeeper.ZooKeeper;
  * listeners as it calls them by default (on ZooKeeper's event thread). Both caches rest on one
  * persistent recursive watch and read the changed node. Baton's writer keeps a copy too, but it
  * learns its own writes from their replies and reads nothing, so both sides cost the server the
- * same requests. The sides alternate window by window on one server, each window with fresh
- * sessions and a fresh path.
+ * same requests. A reference side has each reader keep Baton's public {@code TreeCache} instead
+ * (the cache the config center stands on, listeners on the client's event executor). The sides
+ * alternate window by window on one server, each window with fresh sessions and a fresh path.
  */
 final class ConfigPropagationScenario implements Scenario {
   static final String NAME = "config-propagation-20";
@@ -52,7 +56,7 @@ final class ConfigPropagationScenario implements Scenario {
   private static final String KEY = "feature/flag";
 
   /** Which writer and caches a side runs. */
-  private enum Kind { BATON, BATON_DIRECT, CURATOR, RAW }
+  private enum Kind { BATON, BATON_DIRECT, CURATOR, RAW, BATON_TREE_CACHE }
 
   private record Side(String id, String label, Role role, Kind kind) {}
 
@@ -69,7 +73,9 @@ final class ConfigPropagationScenario implements Scenario {
       new Side("baton-direct", "reference: Baton ConfigCenter, listener on ZooKeeper's event thread (Runnable::run)",
           Role.REFERENCE, Kind.BATON_DIRECT),
       new Side("raw", "(f) raw: persistent recursive watch per reader, getData on each change, setData",
-          Role.FLOOR, Kind.RAW));
+          Role.FLOOR, Kind.RAW),
+      new Side("baton-cache", "reference: Baton TreeCache (baton.cache) per reader, ConfigCenter writer",
+          Role.REFERENCE, Kind.BATON_TREE_CACHE));
 
   /** One side's writer and caches: the sides differ only here. */
   private interface Caches extends AutoCloseable {
@@ -194,6 +200,7 @@ final class ConfigPropagationScenario implements Scenario {
       case BATON_DIRECT -> new BatonCaches(context.connectString(), path, board, true);
       case CURATOR -> new CuratorCaches(context.connectString(), path, board);
       case RAW -> new RawCaches(context.connectString(), path, board);
+      case BATON_TREE_CACHE -> new BatonTreeCaches(context.connectString(), path, board);
     }) {
       long seq = 0;
       update(caches, board, ++seq, side); // every cache has the key before timing starts
@@ -283,6 +290,58 @@ final class ConfigPropagationScenario implements Scenario {
     @Override
     public void close() {
       ParallelClose.closeAll(clients, Baton::close); // closes the config centers with their sessions
+    }
+  }
+
+  /** Baton's public cache in each reader, as a Curator user would use it; the same writer as Baton's side. */
+  private static final class BatonTreeCaches implements Caches {
+    private final List<Baton> clients = new ArrayList<>();
+    private final ConfigCenter writer;
+
+    BatonTreeCaches(String connectString, String path, Board board) {
+      try {
+        Baton writing = Baton.builder().connectString(connectString).sessionTimeout(Duration.ofSeconds(30))
+            .connectionTimeout(Duration.ofSeconds(15)).build();
+        clients.add(writing);
+        writer = ConfigCenter.open(writing, path);
+        String keyPath = path + "/" + KEY;
+        for (int i = 0; i < READERS; i++) {
+          int reader = i;
+          Baton client = Baton.builder().connectString(connectString).sessionTimeout(Duration.ofSeconds(30))
+              .connectionTimeout(Duration.ofSeconds(15)).build();
+          clients.add(client);
+          TreeCache cache = client.cache(path);
+          cache.addListener(new CacheListener() {
+            @Override
+            public void added(CachedNode node) {
+              changed(null, node);
+            }
+
+            @Override
+            public void changed(CachedNode before, CachedNode after) {
+              if (after.path().equals(keyPath)) {
+                board.heard(reader, after.dataAsString());
+              }
+            }
+          });
+          if (!cache.start().awaitInitialized(WAIT)) {
+            throw new IllegalStateException("Baton's cache of " + path + " did not load within " + WAIT.toSeconds() + " s");
+          }
+        }
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void write(String value) {
+      writer.set(KEY, value);
+    }
+
+    @Override
+    public void close() {
+      ParallelClose.closeAll(clients, Baton::close); // closes the caches with their sessions
     }
   }
 

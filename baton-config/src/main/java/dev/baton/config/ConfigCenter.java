@@ -171,6 +171,31 @@ public interface ConfigCenter extends AutoCloseable {
   Duration getDuration(String key, Duration defaultValue);
 
   /**
+   * The value of {@code key} as a list: comma-separated items, each stripped of blanks ({@code
+   * "a, b,c"} is {@code [a, b, c]}); empty items are dropped, so {@code ""} is the empty list.
+   * {@code defaultValue} if there is no such key. From the local copy: no request.
+   */
+  java.util.List<String> getList(String key, java.util.List<String> defaultValue);
+
+  /**
+   * The value of {@code key} as a map: comma-separated {@code name=value} pairs, stripped ({@code
+   * "eu=3, us=1"}), in the order written. {@code defaultValue} if there is no such key. From the
+   * local copy: no request.
+   *
+   * @throws ConfigValueException naming the key if an item has no {@code =} or its name is empty
+   */
+  Map<String, String> getMap(String key, Map<String, String> defaultValue);
+
+  /**
+   * The keys at and below {@code keyPrefix} ({@code "db"}: {@code db}, {@code db/url}, {@code
+   * db/pool/size}, not {@code db2}) and their values, as {@link #snapshot()} shows them. From the
+   * local copy: no request.
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  Map<String, String> snapshot(String keyPrefix);
+
+  /**
    * The value of {@code key} with its node's version, from the local copy: no request, never
    * blocks. After a disconnection the version may be behind; a versioned write then fails
    * harmlessly.
@@ -260,6 +285,126 @@ public interface ConfigCenter extends AutoCloseable {
    */
   boolean deleteIfVersion(String key, int expectedVersion);
 
+  /**
+   * The keys under {@code keyPrefix} as a record of {@code type}, kept current (see {@link
+   * ConfigBinding}). Each component reads the key {@code <keyPrefix>/<name>}, or, if absent, the
+   * key of its name in kebab case ({@code poolSize}: {@code pool-size}). Component types: {@code
+   * String}, {@code int}, {@code long}, {@code boolean}, {@code double} (and their boxes), {@link
+   * Duration}, {@code List<String>} and {@code Map<String, String>} (as {@link #getList} and
+   * {@link #getMap} read them), and {@code Optional} of a scalar for a key that may be absent.
+   *
+   * <pre>{@code
+   * record Db(String url, int poolSize, Duration timeout, Optional<String> user) {}
+   * ConfigBinding<Db> db = config.bind("db", Db.class);  // db/url, db/pool-size, db/timeout, db/user
+   * pool.resize(db.get().poolSize());
+   * }</pre>
+   *
+   * @throws IllegalArgumentException naming the component if its type is not supported, or the
+   *     key prefix if it is invalid
+   * @throws IllegalStateException naming the key if a required key is absent
+   * @throws ConfigValueException naming the key if a value does not parse
+   */
+  <T extends Record> ConfigBinding<T> bind(String keyPrefix, Class<T> type);
+
+  // ---- import and export ----------------------------------------------------------------------
+
+  /**
+   * The keys at and below {@code keyPrefix} ({@code ""}: every key) and their values, from the
+   * local copy (as {@link #snapshot(String)}: no request), as text in {@code format}.
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  String export(String keyPrefix, ConfigFormat format);
+
+  /**
+   * Writes the keys and values of {@code text} (as {@link #export} writes them): every key and
+   * value is checked before anything is sent, then the keys whose value differs are written in as
+   * few transactions as fit ZooKeeper's packet limit, each key on the version the local copy holds
+   * (with history, each with its revision, operation {@code import}). Keys absent from the text
+   * are left alone.
+   *
+   * <p>Connection loss: a transaction waits for the connection as the retry policy allows; one
+   * whose reply is lost fails with {@link OutcomeUnknownException} (import again: the keys already
+   * written are then unchanged and skipped).
+   *
+   * @return how many keys were written
+   * @throws IllegalArgumentException naming the first bad key or value, or saying where the text
+   *     is malformed; nothing written
+   * @throws BatonException naming the batch that failed (a key written meanwhile by someone
+   *     else): the batches before it were applied
+   */
+  int importFrom(String text, ConfigFormat format);
+
+  // ---- history (with ConfigOptions.withHistory) ------------------------------------------------
+
+  /**
+   * The revisions of {@code key} its history keeps, newest first: the writes made through config
+   * centers opened {@link ConfigOptions#withHistory(int) with history}, each recorded in the same
+   * transaction as the write (so a write is never without its revision, and the order is the
+   * order the ensemble applied them). A deleted key keeps its history. Read from the ensemble,
+   * not the local copy: waits for the connection and retries reads as the client's retry policy
+   * allows, then fails with {@link ConnectionException}.
+   *
+   * @return empty if the key has no history (never written through a config center with history)
+   * @throws IllegalStateException if this config center was opened without history
+   * @throws IllegalArgumentException naming the key if it is invalid
+   */
+  java.util.List<ConfigRevision> history(String key);
+
+  /**
+   * Writes back the value {@code key} had at {@code toVersion}, as found in its history (the value
+   * a revision wrote at that version, or the one a revision replaced). A write like {@link #set}:
+   * it creates the key again if it was deleted, and is recorded in the history as {@code rollback
+   * to version N}. Connection loss and timeouts as for {@link #set}.
+   *
+   * @return the key's new entry
+   * @throws IllegalArgumentException naming the key and the versions kept if the history does not
+   *     hold {@code toVersion} (nothing written), or if {@code toVersion} is negative or the key
+   *     invalid
+   * @throws IllegalStateException if this config center was opened without history
+   */
+  ConfigEntry rollback(String key, int toVersion);
+
+  // ---- gray releases (with ConfigOptions.withInstance) -----------------------------------------
+
+  /**
+   * Publishes {@code candidate} for {@code key} to the instances {@code rule} matches first: they
+   * see it through the same {@link #get} (and their listeners hear the change), the others keep
+   * the released value, as do plain readers of the key's node and older clients (the candidate
+   * lives in {@code <prefix>.gray}, not in the key's node). Replaces a gray release of the key in
+   * progress. Returns once the ensemble has it; this instance's own copy has it then too. Waits for
+   * the connection and retries as the retry policy allows (writing the same candidate again does
+   * no harm), then fails with {@link ConnectionException}.
+   *
+   * @throws ConfigKeyMissingException if the key has no released value (nothing written)
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   * @throws IllegalArgumentException naming the key if it is invalid, or the value too big
+   */
+  void grayRelease(String key, String candidate, GrayRule rule);
+
+  /** The key's gray release in progress, as this instance's copy knows it; no request. */
+  Optional<GrayRelease> gray(String key);
+
+  /**
+   * Ends the key's gray release by making its candidate the released value (a write like {@link
+   * #set}, with history if kept) and removing the candidate: every instance then sees it, and
+   * only the instances that did not see it before hear a change.
+   *
+   * @return the key's new entry
+   * @throws IllegalStateException if no gray release of the key is in progress, or this config
+   *     center does not take part in gray releases
+   */
+  ConfigEntry promote(String key);
+
+  /**
+   * Ends the key's gray release by removing the candidate: the matching instances go back to the
+   * released value (and their listeners hear it). Connection loss as for {@link #grayRelease}.
+   *
+   * @return false if no gray release of the key was in progress
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   */
+  boolean abort(String key);
+
   // ---- listeners and state ---------------------------------------------------------------------
 
   /**
@@ -279,7 +424,22 @@ public interface ConfigCenter extends AutoCloseable {
    */
   void addListener(ConfigListener listener, Executor executor);
 
-  /** Stops calling {@code listener}; calls already handed to its executor still run. */
+  /**
+   * As {@link #addListener(ConfigListener, Executor)}, for the changes of {@code key} only.
+   *
+   * @throws IllegalArgumentException naming the key if it is invalid
+   */
+  void addKeyListener(String key, ConfigListener listener, Executor executor);
+
+  /**
+   * As {@link #addListener(ConfigListener, Executor)}, for the changes of the keys at and below
+   * {@code keyPrefix} only ({@code "db"}: {@code db}, {@code db/url}, not {@code db2}).
+   *
+   * @throws IllegalArgumentException naming the key prefix if it is not a valid key
+   */
+  void addPrefixListener(String keyPrefix, ConfigListener listener, Executor executor);
+
+  /** Stops calling {@code listener} (for every key or prefix it was added for); calls already handed to its executor still run. */
   void removeListener(ConfigListener listener);
 
   /**

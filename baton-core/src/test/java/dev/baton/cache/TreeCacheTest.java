@@ -118,6 +118,8 @@ class TreeCacheTest extends ClusterTestSupport {
 
     create("/tc-node", "a");
     create("/tc-node/child", "ignored");
+    // A cache reads a node after hearing it changed, so two quick writes may be heard as one.
+    await().atMost(WAIT).until(() -> listener.log.contains("added /tc-node=a"));
     set("/tc-node", "b");
     await().atMost(WAIT).until(() -> cache.current().map(CachedNode::dataAsString).orElse("").equals("b"));
     raw.deleteRecursively("/tc-node");

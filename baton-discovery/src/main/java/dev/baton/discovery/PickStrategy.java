@@ -13,5 +13,10 @@ public enum PickStrategy {
    * The same instance every time, as long as it is live and enabled; then another, chosen round
    * robin, which is kept in turn.
    */
-  STICKY
+  STICKY,
+  /**
+   * Any instance, each as likely as its weight: the payload's {@code "weight"} (a number, 1 if
+   * missing or not a number; 0 never picked unless all are 0).
+   */
+  WEIGHTED_RANDOM
 }

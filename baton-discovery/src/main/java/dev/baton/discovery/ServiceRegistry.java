@@ -81,6 +81,19 @@ public interface ServiceRegistry extends AutoCloseable {
   Registration register(ServiceInstance instance);
 
   /**
+   * Registers {@code instance} as {@link #register(ServiceInstance)} does, written in {@code
+   * options}' layout and kept healthy by its health check, if it has one (see {@link
+   * RegisterOptions}). With a check, it runs once before the node is created, so an instance that
+   * is down from the start is registered down; checks stop when the registration (or the
+   * registry) is closed. In the naming layout the node is {@code <base>/<service>/<address>:<port>}
+   * and the registration's instance has that id.
+   *
+   * @throws IllegalArgumentException as for {@link #register(ServiceInstance)}, and if the naming
+   *     layout is asked for an instance without a port
+   */
+  Registration register(ServiceInstance instance, RegisterOptions options);
+
+  /**
    * A local view of {@code service}'s instances, kept current by a watch, returned once loaded
    * (see {@link ServiceView}). The service need not exist yet: the view waits for it without
    * creating anything. While the connection is down, the first load waits as the {@link

@@ -54,6 +54,13 @@ public interface ServiceView extends AutoCloseable {
   Optional<ServiceInstance> pick(PickStrategy strategy);
 
   /**
+   * One live instance chosen as {@code options} say: weighted, preferring the caller's zone, and
+   * with a protection threshold (see {@link PickOptions} for the rules, in order); empty if there
+   * is none. No request.
+   */
+  Optional<ServiceInstance> pickWith(PickOptions options);
+
+  /**
    * Whether the instances may be out of date: the connection is suspended or the session lost,
    * or the view is loading them again after a reconnection.
    */

@@ -1,6 +1,7 @@
 package dev.baton.internal.config;
 
 import dev.baton.ZkPaths;
+import dev.baton.internal.cache.TreeSync;
 import dev.baton.internal.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
@@ -22,15 +26,24 @@ import org.apache.zookeeper.data.Stat;
  */
 final class ConfigRequests {
   private final Session session;
-  private final ConfigSync sync;
+  private final TreeSync<ConfigTree.Node> sync;
   private final String prefix;
   private final int maxPacket;
   private final Runnable checkUsable;
+  private final ConfigTree tree;
+  /** Null without history. */
+  private final ConfigHistory history;
 
-  /** {@code checkUsable} throws if the config center or its client is closed. */
-  ConfigRequests(Session session, ConfigSync sync, String prefix, int maxPacket, Runnable checkUsable) {
+  /**
+   * {@code checkUsable} throws if the config center or its client is closed; {@code history} is
+   * null when writes keep none.
+   */
+  ConfigRequests(Session session, TreeSync<ConfigTree.Node> sync, ConfigTree tree, ConfigHistory history,
+      String prefix, int maxPacket, Runnable checkUsable) {
     this.session = session;
     this.sync = sync;
+    this.tree = tree;
+    this.history = history;
     this.prefix = prefix;
     this.maxPacket = maxPacket;
     this.checkUsable = checkUsable;
@@ -72,7 +85,12 @@ final class ConfigRequests {
     CompletableFuture<Reply> send(Session.Handle handle);
   }
 
-  CompletableFuture<Reply> create(Session.Handle handle, String key, byte[] data, List<ACL> acl) {
+  CompletableFuture<Reply> create(Session.Handle handle, String key, byte[] data, List<ACL> acl, String operation) {
+    if (history != null) {
+      return ownWrite(handle, key, answered -> withHistory(handle, key, operation, 0, data, -1,
+          Op.create(sync.pathOf(key), data, CreateOptions.newBuilder(acl, CreateMode.PERSISTENT).build()),
+          answered));
+    }
     return ownWrite(handle, key, answered -> handle.zk().create(sync.pathOf(key), data, acl, CreateMode.PERSISTENT,
         (rc, path, ctx, name, stat) -> {
           if (Code.get(rc) == Code.OK) {
@@ -82,7 +100,11 @@ final class ConfigRequests {
         }, null));
   }
 
-  CompletableFuture<Reply> setData(Session.Handle handle, String key, byte[] data, int version) {
+  CompletableFuture<Reply> setData(Session.Handle handle, String key, byte[] data, int version, String operation) {
+    if (history != null) {
+      return ownWrite(handle, key, answered -> withHistory(handle, key, operation, version + 1, data, version,
+          Op.setData(sync.pathOf(key), data, version), answered));
+    }
     return ownWrite(handle, key, answered -> handle.zk().setData(sync.pathOf(key), data, version,
         (rc, path, ctx, stat) -> {
           Code code = Code.get(rc);
@@ -96,8 +118,44 @@ final class ConfigRequests {
   }
 
   /**
-   * Sends a write of {@code key} with {@link ConfigSync#ownWriteStarted} before it and {@link
-   * ConfigSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
+   * Sends {@code write} and its revision in one transaction (the history's folders created just
+   * before, pipelined), and answers with the write's own code and stat, as the plain request
+   * would: a failure of the revision alone (its folder removed meanwhile) is a system error,
+   * never a code the write's retry loop would take for the key's own state.
+   */
+  private void withHistory(Session.Handle handle, String key, String operation, int version, byte[] data,
+      int previousVersion, Op write, BiConsumer<Integer, Stat> answered) {
+    ConfigTree.Node known = tree.node(key);
+    String previousValue = known != null && known.version() == previousVersion ? known.value() : null;
+    history.prepare(handle, key);
+    Op revision = history.revision(key, operation, version, data == null ? null : new String(data, java.nio.charset.StandardCharsets.UTF_8),
+        previousVersion, previousValue);
+    handle.zk().multi(List.of(write, revision), (rc, path, ctx, results) -> {
+      Code code = Code.get(rc);
+      Stat stat = null;
+      if (code == Code.OK) {
+        stat = results.get(0) instanceof OpResult.SetDataResult set ? set.getStat()
+            : results.get(0) instanceof OpResult.CreateResult created ? created.getStat() : null;
+        if (stat != null) {
+          sync.nodeSeen(handle, key, data, stat);
+        } else {
+          sync.nodeAbsent(handle, key);
+        }
+        history.trim(handle, key);
+      } else if (results != null && !results.isEmpty() && results.get(0) instanceof OpResult.ErrorResult first) {
+        Code own = Code.get(first.getErr());
+        code = own == Code.OK || own == Code.RUNTIMEINCONSISTENCY ? Code.SYSTEMERROR : own;
+        if (code == Code.NONODE && write.getType() != org.apache.zookeeper.ZooDefs.OpCode.create) {
+          sync.nodeAbsent(handle, key);
+        }
+      }
+      answered.accept(code.intValue(), stat);
+    }, null);
+  }
+
+  /**
+   * Sends a write of {@code key} with {@link TreeSync#ownWriteStarted} before it and {@link
+   * TreeSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
    * event of the write sends no read. {@code send} sends the request; its callback applies the
    * reply's fact to the copy, then calls {@code answered} with the reply's code and stat.
    */
@@ -118,7 +176,11 @@ final class ConfigRequests {
     return reply;
   }
 
-  CompletableFuture<Reply> delete(Session.Handle handle, String key, int version) {
+  CompletableFuture<Reply> delete(Session.Handle handle, String key, int version, String operation) {
+    if (history != null) {
+      return ownWrite(handle, key, answered -> withHistory(handle, key, operation, -1, null, version,
+          Op.delete(sync.pathOf(key), version), answered));
+    }
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     handle.zk().delete(sync.pathOf(key), version, (rc, path, ctx) -> {
       Code code = Code.get(rc);

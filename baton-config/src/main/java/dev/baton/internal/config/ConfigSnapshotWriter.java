@@ -1,5 +1,6 @@
 package dev.baton.internal.config;
 
+import dev.baton.internal.cache.TreeSync;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -19,7 +20,7 @@ final class ConfigSnapshotWriter {
   private final Path file;
   private final String serverPrefix;
   private final ConfigTree tree;
-  private final ConfigSync sync;
+  private final TreeSync<ConfigTree.Node> sync;
   private final Executor executor;
   private final AtomicBoolean queued = new AtomicBoolean();
   private final Object fileLock = new Object();
@@ -27,7 +28,7 @@ final class ConfigSnapshotWriter {
   private long written; // guarded by fileLock
   private volatile boolean closed;
 
-  ConfigSnapshotWriter(Path file, String serverPrefix, ConfigTree tree, ConfigSync sync, Executor executor) {
+  ConfigSnapshotWriter(Path file, String serverPrefix, ConfigTree tree, TreeSync<ConfigTree.Node> sync, Executor executor) {
     this.file = file;
     this.serverPrefix = serverPrefix;
     this.tree = tree;

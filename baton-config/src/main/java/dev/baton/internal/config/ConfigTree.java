@@ -1,29 +1,21 @@
 package dev.baton.internal.config;
 
+import dev.baton.internal.cache.NodeTree;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * A config center's local copy of the nodes under its prefix, keyed by their path relative to it
- * ({@code db/url}); folders (nodes without data) included, the prefix itself not.
- *
- * <p>The copy is changed by facts, each true of the ensemble at one moment: "this node holds
- * this", "this node is absent", "these are all the children of that one". Facts from one session
- * arrive in the order the ensemble made them true (ZooKeeper answers a session's requests in
- * order, and sends a watch's event before the reply of any later request), so applying each as it
- * arrives, the last one winning, keeps the copy equal to the ensemble as of the last fact: no
- * version comparisons are needed. Each method returns the changes of keys' values it made.
+ * ({@code db/url}); folders (nodes without data) included, the prefix itself not. It is a {@link
+ * NodeTree} (the copy every cache of Baton keeps, changed by facts as that class tells) whose
+ * nodes are config values, and whose changes are those of keys' values: a new version of the same
+ * text, or a folder coming and going, is no change.
  *
  * <p>One writer at a time (the caller's lock); readers need no lock.
  */
@@ -44,16 +36,21 @@ final class ConfigTree {
   /** A key's value changed: {@code oldValue} null when it appeared, {@code newValue} null when it went. */
   record Change(String key, String oldValue, String newValue) {}
 
-  private final ConcurrentSkipListMap<String, Node> nodes = new ConcurrentSkipListMap<>();
+  private final NodeTree<Node> nodes = new NodeTree<>((a, b) -> Objects.equals(a.value(), b.value()));
+
+  /** The copy itself, for the sync that keeps it. */
+  NodeTree<Node> nodes() {
+    return nodes;
+  }
 
   Node node(String key) {
-    return nodes.get(key);
+    return nodes.node(key);
   }
 
   /** Every key and its value, sorted. */
   Map<String, String> values() {
     Map<String, String> values = new TreeMap<>();
-    nodes.forEach((key, node) -> {
+    nodes.nodes().forEach((key, node) -> {
       if (node.isKey()) {
         values.put(key, node.value());
       }
@@ -64,7 +61,7 @@ final class ConfigTree {
   /** Every key and its node, sorted (folders left out). */
   Map<String, Node> keys() {
     Map<String, Node> keys = new TreeMap<>();
-    nodes.forEach((key, node) -> {
+    nodes.nodes().forEach((key, node) -> {
       if (node.isKey()) {
         keys.put(key, node);
       }
@@ -74,73 +71,44 @@ final class ConfigTree {
 
   /** Whether any node lies below {@code key}. */
   boolean hasDescendants(String key) {
-    return !below(key).isEmpty();
+    return nodes.hasDescendants(key);
   }
 
   /** Fact: {@code key} holds {@code node}. */
   List<Change> put(String key, Node node) {
-    Node old = nodes.put(key, node);
-    List<Change> changes = new ArrayList<>(1);
-    record(changes, key, old, node);
-    return changes;
+    return changesOf(nodes.put(key, node));
   }
 
   /** Fact: {@code key} is absent, so is everything below it ({@code ""}: everything). */
   List<Change> removeSubtree(String key) {
-    List<Change> changes = removeDescendants(key);
-    if (!key.isEmpty()) {
-      Node old = nodes.remove(key);
-      record(changes, key, old, null);
-    }
-    return changes;
+    return changesOf(nodes.removeSubtree(key));
   }
 
   /** Fact: {@code key} has no children. */
   List<Change> removeDescendants(String key) {
-    List<Change> changes = new ArrayList<>();
-    for (Iterator<Map.Entry<String, Node>> it = below(key).entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Node> entry = it.next();
-      it.remove();
-      record(changes, entry.getKey(), entry.getValue(), null);
-    }
-    return changes;
+    return changesOf(nodes.removeDescendants(key));
   }
 
   /** Fact: the children of {@code key} ({@code ""}: the prefix) are exactly {@code names}. */
   List<Change> retainChildren(String key, Collection<String> names) {
-    Set<String> keep = names instanceof Set<String> set ? set : new HashSet<>(names);
-    String start = key.isEmpty() ? "" : key + "/";
-    List<Change> changes = new ArrayList<>();
-    for (Iterator<Map.Entry<String, Node>> it = below(key).entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Node> entry = it.next();
-      String rest = entry.getKey().substring(start.length());
-      int slash = rest.indexOf('/');
-      if (!keep.contains(slash < 0 ? rest : rest.substring(0, slash))) {
-        it.remove();
-        record(changes, entry.getKey(), entry.getValue(), null);
-      }
-    }
-    return changes;
+    return changesOf(nodes.retainChildren(key, names));
   }
 
   /** Replaces the whole copy with {@code keys} (a snapshot file's), before any fact arrived. */
   List<Change> load(Map<String, Node> keys) {
-    List<Change> changes = removeSubtree("");
-    keys.forEach((key, node) -> changes.addAll(put(key, node)));
-    return changes;
+    return changesOf(nodes.load(keys));
   }
 
-  /** The nodes strictly below {@code key}: between {@code key + "/"} and {@code key + "0"}. */
-  private ConcurrentNavigableMap<String, Node> below(String key) {
-    // '0' is the character after '/', so the range holds exactly the paths that start with key/.
-    return key.isEmpty() ? nodes : nodes.subMap(key + "/", true, key + "0", false);
-  }
-
-  private static void record(List<Change> changes, String key, Node before, Node after) {
-    String oldValue = before == null ? null : before.value();
-    String newValue = after == null ? null : after.value();
-    if (!Objects.equals(oldValue, newValue)) {
-      changes.add(new Change(key, oldValue, newValue));
+  /** The changes of keys' values among the changes of nodes: folders hold none. */
+  static List<Change> changesOf(List<NodeTree.Change<Node>> changes) {
+    List<Change> values = new ArrayList<>(changes.size());
+    for (NodeTree.Change<Node> change : changes) {
+      String oldValue = change.before() == null ? null : change.before().value();
+      String newValue = change.after() == null ? null : change.after().value();
+      if (!Objects.equals(oldValue, newValue)) {
+        values.add(new Change(change.key(), oldValue, newValue));
+      }
     }
+    return values;
   }
 }

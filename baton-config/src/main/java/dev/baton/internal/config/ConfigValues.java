@@ -7,8 +7,11 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -53,6 +56,19 @@ final class ConfigValues {
   }
 
   /** The value as stored: UTF-8. */
+  /**
+   * A key as one node name, for the trees kept beside the prefix (history, gray releases):
+   * {@code db/url} is {@code db%2Furl}, so a key and its nested keys never share a folder there.
+   */
+  static String flatName(String key) {
+    return key.replace("%", "%25").replace("/", "%2F");
+  }
+
+  /** The key of a {@link #flatName}. */
+  static String keyOfFlatName(String name) {
+    return name.replace("%2F", "/").replace("%25", "%");
+  }
+
   static byte[] encode(String value) {
     Objects.requireNonNull(value, "value must not be null");
     return value.getBytes(StandardCharsets.UTF_8);
@@ -68,6 +84,34 @@ final class ConfigValues {
           + " jute.maxbuffer of " + maxPacket + " bytes, less the request's overhead); nothing was"
           + " written. Keep large values elsewhere and store a reference.");
     }
+  }
+
+  /** Whether {@code key} is {@code keyPrefix} or lies below it. */
+  static boolean isAtOrBelow(String key, String keyPrefix) {
+    return key.equals(keyPrefix) || key.startsWith(keyPrefix + "/");
+  }
+
+  static List<String> parseList(String key, String value) {
+    List<String> items = new ArrayList<>();
+    for (String item : value.split(",")) {
+      if (!item.isBlank()) {
+        items.add(item.strip());
+      }
+    }
+    return List.copyOf(items);
+  }
+
+  static Map<String, String> parseMap(String key, String value) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (String item : parseList(key, value)) {
+      int equals = item.indexOf('=');
+      if (equals <= 0) {
+        throw malformed(key, value, "Map", "comma-separated name=value pairs such as eu=3, us=1 (at '" + item + "')",
+            null);
+      }
+      map.put(item.substring(0, equals).strip(), item.substring(equals + 1).strip());
+    }
+    return java.util.Collections.unmodifiableMap(map);
   }
 
   static int parseInt(String key, String value) {

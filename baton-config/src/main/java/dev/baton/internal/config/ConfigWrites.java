@@ -31,7 +31,7 @@ final class ConfigWrites {
   ConfigEntry create(String key, String value) {
     ConfigWrite write = new ConfigWrite(requests, key, value, "create");
     for (int round = 1; ; round++) {
-      ConfigRequests.Reply reply = write.send(h -> requests.create(h, key, write.data, write.acl));
+      ConfigRequests.Reply reply = write.send(h -> requests.create(h, key, write.data, write.acl, write.what));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -67,7 +67,7 @@ final class ConfigWrites {
         throw missing(key);
       }
       int version = known.version();
-      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, version));
+      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, version, write.what));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -86,15 +86,20 @@ final class ConfigWrites {
   }
 
   ConfigEntry set(String key, String value) {
-    ConfigWrite write = new ConfigWrite(requests, key, value, "set");
+    return set(key, value, "set");
+  }
+
+  /** {@link #set}, named {@code what} in its errors and its revision (a rollback is a set). */
+  ConfigEntry set(String key, String value, String what) {
+    ConfigWrite write = new ConfigWrite(requests, key, value, what);
     ConfigTree.Node known = tree.node(key);
     for (int round = 1; ; round++) {
       if (known != null && !known.isKey()) {
         throw exists(key);
       }
       ConfigTree.Node on = known;
-      ConfigRequests.Reply reply = write.send(h -> on == null ? requests.create(h, key, write.data, write.acl)
-          : requests.setData(h, key, write.data, on.version()));
+      ConfigRequests.Reply reply = write.send(h -> on == null ? requests.create(h, key, write.data, write.acl, write.what)
+          : requests.setData(h, key, write.data, on.version(), write.what));
       switch (reply.code()) {
         case OK -> {
           return new ConfigEntry(key, value, reply.stat().getVersion());
@@ -123,7 +128,7 @@ final class ConfigWrites {
     ConfigWrite write = new ConfigWrite(requests, key, value, "compare-and-set");
     long czxid = czxidAt(key, expectedVersion);
     while (true) {
-      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, expectedVersion));
+      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, expectedVersion, write.what));
       switch (reply.code()) {
         case OK -> {
           return true;
@@ -164,7 +169,7 @@ final class ConfigWrites {
         return false; // a folder: no such key
       }
       int version = known.version();
-      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, version));
+      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, version, write.what));
       switch (reply.code()) {
         case OK -> {
           return true;
@@ -187,7 +192,7 @@ final class ConfigWrites {
     ConfigWrite write = new ConfigWrite(requests, key, null, "delete");
     long czxid = czxidAt(key, expectedVersion);
     while (true) {
-      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, expectedVersion));
+      ConfigRequests.Reply reply = write.send(h -> requests.delete(h, key, expectedVersion, write.what));
       switch (reply.code()) {
         case OK -> {
           return true;

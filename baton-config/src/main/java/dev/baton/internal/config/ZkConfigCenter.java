@@ -2,11 +2,19 @@ package dev.baton.internal.config;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.FailureListener;
+import dev.baton.config.ConfigBinding;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
+import dev.baton.config.ConfigFormat;
 import dev.baton.config.ConfigListener;
 import dev.baton.config.ConfigOptions;
+import dev.baton.config.ConfigRevision;
 import dev.baton.config.ConfigSource;
+import dev.baton.config.GrayRelease;
+import dev.baton.config.GrayRule;
+import dev.baton.internal.cache.NodeTree;
+import dev.baton.internal.cache.SerialListeners;
+import dev.baton.internal.cache.TreeSync;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Session;
@@ -22,21 +30,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The config center: reads from the {@link ConfigTree} that {@link ConfigSync} keeps; writes
+ * The config center: reads from the {@link ConfigTree} that a {@link TreeSync} keeps; writes
  * ({@link ConfigWrites}) whose replies update that copy on their way (read-your-writes); the
  * snapshot file ({@link ConfigSnapshotWriter}); the listeners. See {@link ConfigCenter} for the
  * contract.
  */
-public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
+public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigTree.Node> {
   private static final Logger log = LoggerFactory.getLogger(ZkConfigCenter.class);
   private final Session session;
   private final String prefix;
   private final String serverPrefix;
   private final Path snapshotFile;
   private final ConfigTree tree = new ConfigTree();
-  private final ConfigListeners listeners = new ConfigListeners();
-  private final ConfigSync sync;
+  /** A listener and the keys it listens to. */
+  private record Subscriber(ConfigListener listener, java.util.function.Predicate<String> keys) {}
+
+  private final SerialListeners<Subscriber, ConfigTree.Change> listeners = new SerialListeners<>((s, change) -> {
+    if (s.keys().test(change.key())) {
+      s.listener().changed(change.key(), change.oldValue(), change.newValue());
+    }
+  });
+  private final TreeSync<ConfigTree.Node> sync;
   private final ConfigWrites writes;
+  private final ConfigReleases releases;
+  private final ConfigImport imports;
+  /** Both null unless the config center takes part in gray releases. */
+  private final GrayView grayView;
+  private final ConfigGray gray;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
   private volatile ConfigSource source = ConfigSource.NONE;
@@ -47,14 +67,27 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     this.prefix = prefix;
     this.serverPrefix = session.settings().onServer(prefix);
     this.snapshotFile = options.snapshotFile();
-    this.sync = new ConfigSync(session, serverPrefix, tree, this);
+    this.sync = new TreeSync<>(session, serverPrefix, TreeSync.Scope.DESCENDANTS, tree.nodes(),
+        (key, data, stat) -> ConfigTree.Node.of(data, stat), this);
     // The limit of this client's ZooKeeper handle: its own jute.maxbuffer, else the JVM's.
     int maxPacket = NodeSizes.maxPacket(session.settings());
-    ConfigRequests requests = new ConfigRequests(session, sync, prefix, maxPacket, () -> {
+    if (options.grayReleases()) {
+      this.grayView = new GrayView(options.instanceId(), options.labels(), tree, listeners::deliver);
+      this.gray = new ConfigGray(session, prefix, serverPrefix, grayView);
+      grayView.follow(gray, sync);
+    } else {
+      this.grayView = null;
+      this.gray = null;
+    }
+    ConfigHistory history = options.historyVersions() == 0 ? null
+        : new ConfigHistory(session, prefix, serverPrefix, options.historyVersions());
+    ConfigRequests requests = new ConfigRequests(session, sync, tree, history, prefix, maxPacket, () -> {
       checkNotClosed();
       session.checkOpen();
     });
     this.writes = new ConfigWrites(requests, tree);
+    this.releases = new ConfigReleases(prefix, maxPacket, writes, history, gray, this::node);
+    this.imports = new ConfigImport(session, prefix, tree, requests, history, maxPacket);
     this.snapshots = snapshotFile == null ? null
         : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
   }
@@ -81,11 +114,14 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
         source = ConfigSource.SNAPSHOT;
       }
     }
+    if (gray != null) {
+      gray.start();
+    }
     sync.start();
     if (session.state().isConnected()) {
       long deadline = System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout());
       try {
-        boolean loaded = sync.awaitSynced(deadline, true);
+        boolean loaded = sync.awaitSynced(deadline, true) && (gray == null || gray.awaitSynced(deadline, true));
         Optional<RuntimeException> refused = sync.failure.failure();
         if (refused.isPresent()) {
           close();
@@ -147,21 +183,45 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   }
 
   @Override
+  public List<String> getList(String key, List<String> defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseList);
+  }
+
+  @Override
+  public Map<String, String> getMap(String key, Map<String, String> defaultValue) {
+    return typed(key, defaultValue, ConfigValues::parseMap);
+  }
+
+  @Override
+  public Map<String, String> snapshot(String keyPrefix) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    Map<String, String> below = new java.util.TreeMap<>();
+    snapshot().forEach((key, value) -> {
+      if (ConfigValues.isAtOrBelow(key, keyPrefix)) {
+        below.put(key, value);
+      }
+    });
+    return Collections.unmodifiableMap(below);
+  }
+
+  @Override
   public Optional<ConfigEntry> entry(String key) {
     ConfigTree.Node node = node(key);
     return node == null || !node.isKey() ? Optional.empty()
-        : Optional.of(new ConfigEntry(key, node.value(), node.version()));
+        : Optional.of(new ConfigEntry(key, grayView == null ? node.value() : grayView.value(key, node),
+            node.version()));
   }
 
   @Override
   public Map<String, String> snapshot() {
     checkNotClosed();
-    return Collections.unmodifiableMap(tree.values());
+    return Collections.unmodifiableMap(grayView == null ? tree.values() : grayView.overlay(tree.values()));
   }
 
   private String value(String key) {
     ConfigTree.Node node = node(key);
-    return node == null ? null : node.value();
+    return grayView != null ? grayView.value(key, node) : node == null ? null : node.value();
   }
 
   /**
@@ -183,22 +243,86 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public ConfigEntry create(String key, String value) {
-    return writes.create(key, value);
+    return writes.create(key, checkHistorySize(key, value));
   }
 
   @Override
   public ConfigEntry update(String key, String value) {
-    return writes.update(key, value);
+    return writes.update(key, checkHistorySize(key, value));
   }
 
   @Override
   public ConfigEntry set(String key, String value) {
-    return writes.set(key, value);
+    return writes.set(key, checkHistorySize(key, value));
   }
 
   @Override
   public boolean compareAndSet(String key, int expectedVersion, String value) {
-    return writes.compareAndSet(key, expectedVersion, value);
+    return writes.compareAndSet(key, expectedVersion, checkHistorySize(key, value));
+  }
+
+  /** See {@link ConfigReleases#checkHistorySize}. */
+  private String checkHistorySize(String key, String value) {
+    return releases.checkHistorySize(key, value);
+  }
+
+  @Override
+  public <T extends Record> ConfigBinding<T> bind(String keyPrefix, Class<T> type) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    Objects.requireNonNull(type, "type must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    checkNotClosed();
+    return new ConfigBinder<>(this, keyPrefix, type).start();
+  }
+
+  // ---- import and export --------------------------------------------------------------------
+
+  @Override
+  public String export(String keyPrefix, ConfigFormat format) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    Objects.requireNonNull(format, "format must not be null");
+    return ConfigText.write(keyPrefix.isEmpty() ? snapshot() : snapshot(keyPrefix), format);
+  }
+
+  @Override
+  public int importFrom(String text, ConfigFormat format) {
+    Objects.requireNonNull(text, "text must not be null");
+    Objects.requireNonNull(format, "format must not be null");
+    checkNotClosed();
+    session.checkOpen();
+    return imports.write(ConfigText.read(text, format));
+  }
+
+  // ---- history and gray releases -------------------------------------------------------------
+
+  @Override
+  public List<ConfigRevision> history(String key) {
+    return releases.history(key);
+  }
+
+  @Override
+  public ConfigEntry rollback(String key, int toVersion) {
+    return releases.rollback(key, toVersion);
+  }
+
+  @Override
+  public void grayRelease(String key, String candidate, GrayRule rule) {
+    releases.grayRelease(key, candidate, rule);
+  }
+
+  @Override
+  public Optional<GrayRelease> gray(String key) {
+    return releases.gray(key);
+  }
+
+  @Override
+  public ConfigEntry promote(String key) {
+    return releases.promote(key);
+  }
+
+  @Override
+  public boolean abort(String key) {
+    return releases.abort(key);
   }
 
   @Override
@@ -214,8 +338,16 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
   // ---- the local copy's changes (called under the sync's lock, in order) -------------------
 
   @Override
-  public void changed(List<ConfigTree.Change> changes) {
-    listeners.deliver(changes);
+  public void changed(List<NodeTree.Change<ConfigTree.Node>> nodeChanges) {
+    List<ConfigTree.Change> changes = ConfigTree.changesOf(nodeChanges);
+    if (changes.isEmpty()) {
+      return;
+    }
+    if (grayView != null) {
+      grayView.releasedChanged(changes);
+    } else {
+      listeners.deliver(changes);
+    }
     if (snapshots != null && sync.isSynced()) {
       snapshots.queue();
     }
@@ -238,15 +370,33 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
 
   @Override
   public void addListener(ConfigListener listener, Executor executor) {
+    subscribe(listener, executor, key -> true);
+  }
+
+  @Override
+  public void addKeyListener(String key, ConfigListener listener, Executor executor) {
+    Objects.requireNonNull(key, "key must not be null");
+    ConfigValues.validateKey(prefix, key);
+    subscribe(listener, executor, key::equals);
+  }
+
+  @Override
+  public void addPrefixListener(String keyPrefix, ConfigListener listener, Executor executor) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+    ConfigValues.validateKey(prefix, keyPrefix);
+    subscribe(listener, executor, key -> ConfigValues.isAtOrBelow(key, keyPrefix));
+  }
+
+  private void subscribe(ConfigListener listener, Executor executor, java.util.function.Predicate<String> keys) {
     Objects.requireNonNull(listener, "listener must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
     checkNotClosed();
-    listeners.add(listener, executor);
+    listeners.add(new Subscriber(listener, keys), executor);
   }
 
   @Override
   public void removeListener(ConfigListener listener) {
-    listeners.remove(listener);
+    listeners.removeIf(s -> s.listener() == listener);
   }
 
   @Override
@@ -286,6 +436,9 @@ public final class ZkConfigCenter implements ConfigCenter, ConfigSync.Sink {
     closed = true;
     listeners.clear();
     sync.close();
+    if (gray != null) {
+      gray.close();
+    }
   }
 
   @Override

@@ -45,6 +45,11 @@ public final class SerialListeners<L, E> {
     subscriptions.removeIf(s -> s.listener == listener);
   }
 
+  /** Removes every listener {@code which} accepts. */
+  public void removeIf(java.util.function.Predicate<L> which) {
+    subscriptions.removeIf(s -> which.test(s.listener));
+  }
+
   public void clear() {
     subscriptions.clear();
   }

@@ -1,7 +1,9 @@
 package dev.baton.internal.cache;
 
+import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.FailureReport;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -83,6 +86,8 @@ public final class TreeSync<N> implements SessionObserver {
   private boolean loadFailed;
   private boolean synced;
   private boolean closed;
+  /** An error retrying cannot cure (the path's ACL refuses this identity, say): the copy stops following. */
+  public final FailureReport failure = new FailureReport();
   private boolean removalPending;
   // Writes of the owner itself on their way, per key, and the latest event of each such key
   // whose read waits for them (its zxid): see ownWriteStarted.
@@ -123,7 +128,7 @@ public final class TreeSync<N> implements SessionObserver {
    * @return whether synced
    */
   public synchronized boolean awaitSynced(long deadlineNanos, boolean whileConnected) throws InterruptedException {
-    while (!synced && !closed) {
+    while (!synced && !closed && !failure.hasFailed()) {
       if (whileConnected && !session.state().isConnected()) {
         return false;
       }
@@ -187,9 +192,60 @@ public final class TreeSync<N> implements SessionObserver {
     }
   }
 
+  /**
+   * Reads {@code key} again and applies what it finds, then runs {@code then} on the event
+   * thread. The session answers in order, so once {@code then} runs, the copy holds {@code key}
+   * as of no earlier than this call: a caller that heard of another change (in another copy) can
+   * wait this way for this copy to have caught up with it. Without a connection, {@code then} runs
+   * at once (the reload after the reconnection catches up anyway).
+   */
+  public void refresh(String key, Runnable then) {
+    Session.Handle handle;
+    int loadEpoch;
+    synchronized (this) {
+      handle = watched;
+      loadEpoch = epoch;
+      if (handle == null || !accepts(handle)) {
+        handle = null;
+      }
+    }
+    if (handle == null) {
+      then.run();
+      return;
+    }
+    Session.Handle on = handle;
+    try {
+      on.zk().getData(pathOf(key), false, (rc, path, ctx, data, stat) -> {
+        onData(on, key, loadEpoch, false, rc, data, stat);
+        then.run();
+      }, null);
+    } catch (RuntimeException e) {
+      then.run();
+    }
+  }
+
   /** Whether facts from {@code handle} may be applied now; call under this lock. */
   private boolean accepts(Session.Handle handle) {
-    return !closed && handle == session.handle();
+    return !closed && !failure.hasFailed() && handle == session.handle();
+  }
+
+  /**
+   * Stops following for an error retrying cannot cure; call under this lock. The copy keeps what
+   * it has (reads go on serving it) but no longer follows the ensemble, and says why.
+   */
+  private void stop(RuntimeException error) {
+    if (closed || failure.hasFailed()) {
+      return;
+    }
+    log.error("The local copy of {} stopped following the ensemble, and retrying cannot cure why;"
+        + " it keeps what it has", serverPath, error);
+    loading = false;
+    failure.fail(error);
+    setSynced(false);
+  }
+
+  private RuntimeException refusal(Code code, String key) {
+    return Errors.translate(KeeperException.create(code, pathOf(key)), session.settings().onClient(pathOf(key)));
   }
 
   // ---- following the ensemble ---------------------------------------------------------------
@@ -226,6 +282,8 @@ public final class TreeSync<N> implements SessionObserver {
       Code code = Code.get(rc);
       if (code == Code.OK) {
         watchSet = true;
+      } else if (Errors.isUnrecoverable(code)) {
+        stop(refusal(code, ""));
       } else if (!Errors.isConnectionProblem(code)) {
         log.error("Cannot watch {}: {}; the local copy will not follow changes", serverPath, code);
       }
@@ -318,7 +376,10 @@ public final class TreeSync<N> implements SessionObserver {
   }
 
   private void unreadable(String key, Code code, int loadEpoch) {
-    if (code == Code.NOAUTH) {
+    if (Errors.isUnrecoverable(code) && (key.isEmpty() || code != Code.NOAUTH)) {
+      // The root itself refused (nothing under it can be seen), or a refusal no retry can cure.
+      stop(refusal(code, key));
+    } else if (code == Code.NOAUTH) {
       // Not readable by this identity: not part of what it can see. The load goes on.
       log.warn("The node {} is not readable by this client's identity (its ACL); it is left out", pathOf(key));
     } else if (loadEpoch == epoch) {
@@ -444,6 +505,9 @@ public final class TreeSync<N> implements SessionObserver {
 
   @Override
   public synchronized void sessionClosed() {
+    if (!closed) {
+      failure.fail(new ClientClosedException(session.settings().connectString()));
+    }
     if (watched != null) {
       TreeWatches.stopped(watched, serverPath, watchType);
       watched = null;

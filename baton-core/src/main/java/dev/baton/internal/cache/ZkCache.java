@@ -192,8 +192,9 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
   @Override
   public void synced() {
     if (initialized.getCount() > 0) {
-      initialized.countDown();
+      // Handed to the listeners first: one added once awaitInitialized returned must not hear it.
       listeners.deliver(List.of(new Event(null, null, true)));
+      initialized.countDown();
     }
   }
 

@@ -89,6 +89,9 @@ final class InstanceJson {
    * @throws IllegalArgumentException saying what is wrong with the data
    */
   static ServiceInstance decode(byte[] data, String service, String node) {
+    if (NamingLayout.applies(data)) {
+      return NamingLayout.decode(data, service, node);
+    }
     JsonNode root;
     try {
       root = MAPPER.readTree(data);

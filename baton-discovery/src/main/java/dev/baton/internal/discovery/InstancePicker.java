@@ -1,5 +1,6 @@
 package dev.baton.internal.discovery;
 
+import dev.baton.discovery.PickOptions;
 import dev.baton.discovery.PickStrategy;
 import dev.baton.discovery.ServiceInstance;
 import java.util.ArrayList;
@@ -20,15 +21,72 @@ final class InstancePicker {
 
   /** One enabled instance of {@code instances} (ordered by id), chosen by {@code strategy}. */
   Optional<ServiceInstance> pick(List<ServiceInstance> instances, PickStrategy strategy) {
-    List<ServiceInstance> enabled = enabled(instances);
-    if (enabled.isEmpty()) {
+    return pick(instances, PickOptions.of(strategy));
+  }
+
+  /** One instance of {@code instances} (ordered by id), chosen as {@code options} say. */
+  Optional<ServiceInstance> pick(List<ServiceInstance> instances, PickOptions options) {
+    return choose(candidates(instances, options), options.strategy());
+  }
+
+  /** The instances {@code options} let the strategy choose from; see {@link PickOptions}. */
+  static List<ServiceInstance> candidates(List<ServiceInstance> instances, PickOptions options) {
+    List<ServiceInstance> candidates = enabled(instances);
+    if (!instances.isEmpty() && candidates.size() < options.protectionThreshold() * instances.size()) {
+      candidates = instances; // protection: too few left up to carry the load
+    }
+    if (options.zone().isPresent()) {
+      String zone = options.zone().get();
+      List<ServiceInstance> local = new ArrayList<>();
+      for (ServiceInstance instance : candidates) {
+        if (zone.equals(instance.payload().get("zone"))) {
+          local.add(instance);
+        }
+      }
+      if (!local.isEmpty()) {
+        candidates = local;
+      }
+    }
+    return candidates;
+  }
+
+  private Optional<ServiceInstance> choose(List<ServiceInstance> candidates, PickStrategy strategy) {
+    if (candidates.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(switch (strategy) {
-      case ROUND_ROBIN -> roundRobin(enabled);
-      case RANDOM -> enabled.get(ThreadLocalRandom.current().nextInt(enabled.size()));
-      case STICKY -> sticky(enabled);
+      case ROUND_ROBIN -> roundRobin(candidates);
+      case RANDOM -> candidates.get(ThreadLocalRandom.current().nextInt(candidates.size()));
+      case STICKY -> sticky(candidates);
+      case WEIGHTED_RANDOM -> weighted(candidates, ThreadLocalRandom.current().nextDouble());
     });
+  }
+
+  /** The instance where {@code point} (in [0, 1)) falls among the weights laid end to end. */
+  static ServiceInstance weighted(List<ServiceInstance> candidates, double point) {
+    double total = 0;
+    for (ServiceInstance instance : candidates) {
+      total += weightOf(instance);
+    }
+    if (total <= 0) {
+      return candidates.get((int) (point * candidates.size()));
+    }
+    double at = point * total;
+    for (ServiceInstance instance : candidates) {
+      at -= weightOf(instance);
+      if (at < 0) {
+        return instance;
+      }
+    }
+    return candidates.get(candidates.size() - 1); // rounding at the very end
+  }
+
+  static double weightOf(ServiceInstance instance) {
+    Object weight = instance.payload().get("weight");
+    if (weight instanceof Number number && Double.isFinite(number.doubleValue())) {
+      return Math.max(0, number.doubleValue());
+    }
+    return 1;
   }
 
   private ServiceInstance roundRobin(List<ServiceInstance> enabled) {

@@ -63,6 +63,8 @@ final class ZkRegistration implements Registration, SessionObserver {
   private final String serverPath;
   private final Key key;
   private final Consumer<ZkRegistration> onFinished;
+  /** The node's data for an instance: its JSON, or the naming layout's text. */
+  private final java.util.function.Function<ServiceInstance, byte[]> encoder;
 
   // Guarded by this.
   private ServiceInstance instance;
@@ -79,7 +81,8 @@ final class ZkRegistration implements Registration, SessionObserver {
   private final FailureReport failure = new FailureReport();
 
   private ZkRegistration(Session session, String path, ServiceInstance instance, byte[] data,
-      Consumer<ZkRegistration> onFinished) {
+      Consumer<ZkRegistration> onFinished, java.util.function.Function<ServiceInstance, byte[]> encoder) {
+    this.encoder = encoder;
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);
@@ -95,12 +98,18 @@ final class ZkRegistration implements Registration, SessionObserver {
    */
   static ZkRegistration register(Session session, String path, ServiceInstance instance,
       Consumer<ZkRegistration> onFinished) {
+    return register(session, path, instance, onFinished, InstanceJson::encode);
+  }
+
+  /** As {@link #register(Session, String, ServiceInstance, Consumer)}, its data made by {@code encoder}. */
+  static ZkRegistration register(Session session, String path, ServiceInstance instance,
+      Consumer<ZkRegistration> onFinished, java.util.function.Function<ServiceInstance, byte[]> encoder) {
     session.checkOpen();
-    byte[] data = InstanceJson.encode(instance);
+    byte[] data = encoder.apply(instance);
     String serverPath = session.settings().onServer(path);
     InstanceJson.checkSize(data, serverPath, path, session.settings().aclFor(serverPath),
         NodeSizes.maxPacket(session.settings()));
-    ZkRegistration registration = new ZkRegistration(session, path, instance, data, onFinished);
+    ZkRegistration registration = new ZkRegistration(session, path, instance, data, onFinished, encoder);
     if (!ACTIVE.add(registration.key)) {
       throw new IllegalStateException("This client already registered " + path + " and has not closed"
           + " that registration (or its close is still deleting the node); update it instead of"
@@ -153,7 +162,7 @@ final class ZkRegistration implements Registration, SessionObserver {
       if (closing) {
         throw new IllegalStateException("The registration of " + path + " is closed");
       }
-      byte[] bytes = InstanceJson.encode(newInstance);
+      byte[] bytes = encoder.apply(newInstance);
       InstanceJson.checkSize(bytes, serverPath, path, session.settings().aclFor(serverPath),
           NodeSizes.maxPacket(session.settings()));
       instance = newInstance;

@@ -2,6 +2,8 @@ package dev.baton.internal.discovery;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.ZkPaths;
+import dev.baton.discovery.InstanceLayout;
+import dev.baton.discovery.RegisterOptions;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
@@ -20,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.KeeperException;
@@ -44,6 +48,7 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   // Guarded by this.
   private ServiceNamesCache names;
   private boolean closed;
+  private ScheduledExecutorService healthChecks;
 
   /** {@code basePath} must be validated already. */
   public ZkServiceRegistry(Session session, String basePath) {
@@ -58,11 +63,34 @@ public final class ZkServiceRegistry implements ServiceRegistry {
 
   @Override
   public Registration register(ServiceInstance instance) {
+    return register(instance, RegisterOptions.defaults());
+  }
+
+  @Override
+  public Registration register(ServiceInstance instance, RegisterOptions options) {
     Objects.requireNonNull(instance, "instance must not be null");
+    Objects.requireNonNull(options, "options must not be null");
     checkOpen();
-    String path = RecipePaths.check(session.settings(), servicePath(instance.name()) + "/" + instance.id(),
-        "service instance path");
-    ZkRegistration registration = ZkRegistration.register(session, path, instance, registrations::remove);
+    if (options.healthCheck().isPresent()) {
+      return HealthCheckedRegistration.register(instance, options.healthCheck().get(), options.healthInterval(),
+          healthChecks(), checked -> registerNode(checked, options.layout()));
+    }
+    return registerNode(instance, options.layout());
+  }
+
+  private ZkRegistration registerNode(ServiceInstance instance, InstanceLayout layout) {
+    ZkRegistration registration;
+    if (layout == InstanceLayout.NAMING) {
+      String node = NamingLayout.nodeName(instance);
+      ServiceInstance named = instance.toBuilder().id(node).build();
+      String path = RecipePaths.check(session.settings(), servicePath(named.name()) + "/" + node,
+          "service instance path");
+      registration = ZkRegistration.register(session, path, named, registrations::remove, NamingLayout::encode);
+    } else {
+      String path = RecipePaths.check(session.settings(), servicePath(instance.name()) + "/" + instance.id(),
+          "service instance path");
+      registration = ZkRegistration.register(session, path, instance, registrations::remove);
+    }
     registrations.add(registration);
     boolean closedMeanwhile;
     synchronized (this) {
@@ -71,9 +99,21 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     if (closedMeanwhile) {
       registration.close();
       throw new IllegalStateException("The service registry at " + basePath + " was closed while registering "
-          + path + "; it is not registered");
+          + registration.path() + "; it is not registered");
     }
     return registration;
+  }
+
+  /** The thread health checks run on, one for the registry, made on first use. */
+  private synchronized ScheduledExecutorService healthChecks() {
+    if (healthChecks == null) {
+      healthChecks = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "baton-health-" + basePath);
+        thread.setDaemon(true);
+        return thread;
+      });
+    }
+    return healthChecks;
   }
 
   @Override
@@ -209,6 +249,9 @@ public final class ZkServiceRegistry implements ServiceRegistry {
       closed = true;
       namesCache = names;
       names = null;
+      if (healthChecks != null) {
+        healthChecks.shutdownNow();
+      }
     }
     if (namesCache != null) {
       namesCache.unsubscribe(namesSubscriber);

@@ -1,5 +1,6 @@
 package dev.baton.internal.discovery;
 
+import dev.baton.discovery.PickOptions;
 import dev.baton.discovery.PickStrategy;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceView;
@@ -64,6 +65,12 @@ final class ZkServiceView implements ServiceView {
     Objects.requireNonNull(strategy, "strategy must not be null");
     return picker.pick(instances(), strategy);
   }
+  @Override
+  public Optional<ServiceInstance> pickWith(PickOptions options) {
+    java.util.Objects.requireNonNull(options, "options must not be null");
+    return picker.pick(instances(), options);
+  }
+
 
   @Override
   public boolean isStale() {

@@ -1,0 +1,151 @@
+package dev.baton.internal.discovery;
+
+import dev.baton.BatonException;
+import dev.baton.discovery.Health;
+import dev.baton.discovery.HealthCheck;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A registration whose instance a health check marks down and up, through the registration's
+ * own {@link Registration#update} (so the node is never dropped, and the registration keeps it
+ * across connection loss and expiry as always). What is written is the instance as the
+ * application registered or last updated it, with the health laid over it: {@code enabled}
+ * false while down (true or as registered while up), and the payload's {@code "health"} and
+ * {@code "healthDetail"}.
+ *
+ * <p>Checks run on the registry's health thread, one at a time; {@link #update} and the checks
+ * write under this object's lock, so the last word is always the latest state of both.
+ */
+final class HealthCheckedRegistration implements Registration {
+  private static final Logger log = LoggerFactory.getLogger(HealthCheckedRegistration.class);
+  static final String HEALTH = "health";
+  static final String DETAIL = "healthDetail";
+
+  private final HealthCheck check;
+  private final Registration registration;
+  private final ScheduledFuture<?> schedule;
+  // Guarded by this.
+  private ServiceInstance declared;
+  private Health health;
+  private boolean closed;
+
+  private HealthCheckedRegistration(HealthCheck check, Registration registration, ServiceInstance declared,
+      Health health, ScheduledExecutorService checks, Duration interval) {
+    this.check = check;
+    this.registration = registration;
+    this.declared = declared;
+    this.health = health;
+    long nanos = interval.toNanos();
+    this.schedule = checks.scheduleWithFixedDelay(this::checkOnce, nanos, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Checks once, registers (through {@code register}) as the check says, and goes on checking. */
+  static HealthCheckedRegistration register(ServiceInstance instance, HealthCheck check, Duration interval,
+      ScheduledExecutorService checks, Function<ServiceInstance, Registration> register) {
+    Health first = run(check);
+    Registration registration = register.apply(withHealth(instance, first));
+    return new HealthCheckedRegistration(check, registration, instance, first, checks, interval);
+  }
+
+  static Health run(HealthCheck check) {
+    try {
+      Health health = check.check();
+      return health == null ? Health.down("the check returned null") : health;
+    } catch (RuntimeException e) {
+      return Health.down("the check threw " + e);
+    }
+  }
+
+  /** {@code instance} as {@code health} shows it to readers. */
+  static ServiceInstance withHealth(ServiceInstance instance, Health health) {
+    Map<String, Object> payload = new LinkedHashMap<>(instance.payload());
+    payload.put(HEALTH, health.isUp() ? "UP" : "DOWN");
+    if (health.detail().isEmpty()) {
+      payload.remove(DETAIL);
+    } else {
+      payload.put(DETAIL, health.detail());
+    }
+    return instance.toBuilder().payload(payload).enabled(health.isUp() && instance.isEnabled()).build();
+  }
+
+  private void checkOnce() {
+    Health now = run(check);
+    synchronized (this) {
+      if (closed || (now.isUp() == health.isUp() && now.detail().equals(health.detail()))) {
+        return;
+      }
+      log.info("{} is now {}{}", registration.path(), now.isUp() ? "up" : "down",
+          now.detail().isEmpty() ? "" : " (" + now.detail() + ")");
+      health = now;
+      try {
+        registration.update(withHealth(declared, now));
+      } catch (BatonException | IllegalStateException e) {
+        // The registration keeps the new data and writes it once the connection is back.
+        log.warn("Marking {} {} is not written yet: {}", registration.path(), now.isUp() ? "up" : "down",
+            e.getMessage());
+      }
+    }
+  }
+
+  @Override
+  public ServiceInstance instance() {
+    return registration.instance();
+  }
+
+  @Override
+  public java.util.Optional<RuntimeException> failure() {
+    return registration.failure();
+  }
+
+  @Override
+  public void addFailureListener(dev.baton.FailureListener listener) {
+    registration.addFailureListener(listener);
+  }
+
+  @Override
+  public String path() {
+    return registration.path();
+  }
+
+  @Override
+  public boolean isRegistered() {
+    return registration.isRegistered();
+  }
+
+  /** The last health the check gave. */
+  synchronized Health health() {
+    return health;
+  }
+
+  /** Updates the instance as the application declares it; the current health stays laid over it. */
+  @Override
+  public synchronized void update(ServiceInstance instance) {
+    java.util.Objects.requireNonNull(instance, "instance must not be null");
+    registration.update(withHealth(instance, health));
+    declared = instance;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    schedule.cancel(false);
+    registration.close();
+  }
+
+  @Override
+  public String toString() {
+    return "HealthCheckedRegistration[" + registration.path() + "]";
+  }
+}
