@@ -9,27 +9,23 @@ import dev.baton.config.ConfigCenter;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
-import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.FaultProxy;
+import dev.baton.testkit.ZooKeeperExtension;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A scripted sequence of lock, config and registry events against an embedded ZooKeeper, then the
@@ -38,30 +34,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MicrometerObserverTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static EmbeddedZooKeeper zk;
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
 
   private <T extends AutoCloseable> T closing(T resource) {
-    toClose.add(resource);
-    return resource;
+    return zk.closing(resource);
   }
 
   private Baton observed(String connectString, Duration session) {
@@ -136,7 +114,7 @@ class MicrometerObserverTest {
 
   @Test
   void sessionExpiresWhileHeld_leaseLossesByCauseAndSessionStates() {
-    FaultProxy proxy = closing(FaultProxy.start(new InetSocketAddress("127.0.0.1", zk.port())));
+    FaultProxy proxy = closing(FaultProxy.start(zk.address()));
     Baton baton = observed(proxy.connectString(), Duration.ofSeconds(1));
     Lease lease = baton.mutex("/shop/fragile").acquire(WAIT);
 

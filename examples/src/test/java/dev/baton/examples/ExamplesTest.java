@@ -3,29 +3,20 @@ package dev.baton.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.embedded.EmbeddedRedis;
-import dev.baton.embedded.EmbeddedZooKeeper;
+import dev.baton.testkit.ZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every scenario's example runs here and does what its Javadoc says, so none rots. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ExamplesTest {
-  private static EmbeddedZooKeeper zk;
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
 
   @Test
   void flashSale_manyBuyersOnThreeNodes_sellsTheStockExactly() {

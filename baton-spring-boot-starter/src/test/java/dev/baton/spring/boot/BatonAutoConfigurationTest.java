@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.ClientClosedException;
 import dev.baton.embedded.EmbeddedZooKeeper;
+import dev.baton.testkit.ZooKeeperExtension;
 import dev.baton.lock.Lease;
 import dev.baton.shedlock.BatonLockProvider;
 import dev.baton.spring.integration.BatonLockRegistry;
@@ -20,9 +21,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration;
 import org.springframework.boot.actuate.health.Health;
@@ -35,7 +35,8 @@ import org.springframework.integration.support.locks.LockRegistry;
 
 /** The starter's ZooKeeper side, each case in a context of its own against one embedded server. */
 class BatonAutoConfigurationTest {
-  private static EmbeddedZooKeeper zk;
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class,
@@ -43,15 +44,6 @@ class BatonAutoConfigurationTest {
           BatonShedLockAutoConfiguration.class, BatonMetricsAutoConfiguration.class,
           HealthContributorAutoConfiguration.class, InfoContributorAutoConfiguration.class));
 
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
 
   @Test
   void connectString_set_connectedClientWithNamespaceClosedWithTheContext() {
