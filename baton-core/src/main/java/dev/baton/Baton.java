@@ -16,6 +16,7 @@ import dev.baton.internal.lock.Revocation;
 import dev.baton.internal.lock.ZkMultiLock;
 import dev.baton.internal.lock.ZkMutex;
 import dev.baton.internal.lock.ZkReadWriteLock;
+import dev.baton.internal.observe.Observation;
 import dev.baton.internal.queue.ZkQueue;
 import dev.baton.internal.semaphore.ZkSemaphore;
 import dev.baton.internal.session.ClientSettings;
@@ -69,9 +70,14 @@ public final class Baton implements AutoCloseable {
   }
 
   private final Session session;
+  private final Observation observation; // null without an observer: nothing is wrapped
 
-  private Baton(Session session) {
+  private Baton(Session session, Observation observation) {
     this.session = session;
+    this.observation = observation;
+    if (observation != null) {
+      addConnectionStateListener(observation::connectionStateChanged, Runnable::run);
+    }
   }
 
   /**
@@ -91,7 +97,7 @@ public final class Baton implements AutoCloseable {
   /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
   public Mutex mutex(String path) {
     session.checkOpen();
-    return new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path"));
+    return observed("mutex", new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path")));
   }
 
   /**
@@ -102,7 +108,7 @@ public final class Baton implements AutoCloseable {
   public Mutex mutex(String path, MutexOptions options) {
     session.checkOpen();
     Objects.requireNonNull(options, "options must not be null");
-    return new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path"), options);
+    return observed("mutex", new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path"), options));
   }
 
   /**
@@ -129,7 +135,7 @@ public final class Baton implements AutoCloseable {
   public boolean requestRevocation(Mutex mutex) {
     session.checkOpen();
     Objects.requireNonNull(mutex, "mutex");
-    return Revocation.request(session, mutex);
+    return Revocation.request(session, Observation.unwrap(mutex));
   }
 
   /**
@@ -139,7 +145,8 @@ public final class Baton implements AutoCloseable {
    */
   public ReadWriteLock readWriteLock(String path) {
     session.checkOpen();
-    return new ZkReadWriteLock(session, RecipePaths.check(session.settings(), path, "read-write lock path"));
+    ReadWriteLock lock = new ZkReadWriteLock(session, RecipePaths.check(session.settings(), path, "read-write lock path"));
+    return observation == null ? lock : observation.readWriteLock(lock);
   }
 
   /**
@@ -242,7 +249,7 @@ public final class Baton implements AutoCloseable {
    */
   public Mutex semaphoreMutex(String path) {
     session.checkOpen();
-    return ZkSemaphore.mutex(session, RecipePaths.check(session.settings(), path, "semaphore mutex path"));
+    return observed("semaphore-mutex", ZkSemaphore.mutex(session, RecipePaths.check(session.settings(), path, "semaphore mutex path")));
   }
 
   /**
@@ -337,6 +344,10 @@ public final class Baton implements AutoCloseable {
 
   // Recipe factories: each recipe adds its method above this line.
 
+  private Mutex observed(String recipe, Mutex mutex) {
+    return observation == null ? mutex : observation.mutex(recipe, mutex);
+  }
+
   public ConnectionState connectionState() {
     return session.state();
   }
@@ -405,8 +416,18 @@ public final class Baton implements AutoCloseable {
     private boolean connectInBackground;
     private AclProvider aclProvider = AclProvider.open();
     private final ZkClientOptions zkClient = new ZkClientOptions();
+    private BatonObserver observer;
 
     private Builder() {}
+
+    /**
+     * Tells {@code observer} what this client's locks and connection do (for metrics: {@code
+     * baton-micrometer}'s {@code MicrometerObserver}). None by default, and then nothing is wrapped.
+     */
+    public Builder observer(BatonObserver observer) {
+      this.observer = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
 
     /** {@code host:port[,host:port...]}; required. */
     public Builder connectString(String connectString) {
@@ -581,7 +602,8 @@ public final class Baton implements AutoCloseable {
           connectString, sessionTimeout, connectionTimeout, retryPolicy, namespace, authUser,
           authPassword, aclProvider, zkClient.toProperties());
       return new Baton(connectInBackground
-          ? Session.openInBackground(settings, eventExecutor) : Session.open(settings, eventExecutor));
+          ? Session.openInBackground(settings, eventExecutor) : Session.open(settings, eventExecutor),
+          Observation.of(observer));
     }
 
     private static Duration positive(Duration value, String name) {

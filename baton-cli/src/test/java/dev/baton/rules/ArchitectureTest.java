@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code dev.baton.lock} names no ZooKeeper type, so every backend implements it.
  *   <li>The Redis backend ({@code dev.baton.redis}, {@code internal.redis}) stands beside the
  *       ZooKeeper side, not on it: no ZooKeeper type, nothing of its session layer, engine or recipes.
- *   <li>The command line, the benchmark and the integrations (Spring, ShedLock) use the public
+ *   <li>The command line, the benchmark and the integrations (Spring, ShedLock, Micrometer) use the public
  *       API only.
  * </ul>
  */
@@ -199,6 +199,7 @@ class ArchitectureTest {
     // module does not depend on them (no Spring in the command line), so their sources are read.
     assertImportsNoInternalClass("baton-spring-boot-starter");
     assertImportsNoInternalClass("baton-shedlock");
+    assertImportsNoInternalClass("baton-micrometer");
   }
 
   private static void assertImportsNoInternalClass(String module) throws IOException {

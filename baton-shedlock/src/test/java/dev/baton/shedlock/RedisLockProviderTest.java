@@ -2,16 +2,16 @@ package dev.baton.shedlock;
 
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.redis.RedisBaton;
-import java.util.ArrayList;
-import java.util.List;
+import dev.baton.testkit.CloseAfterEach;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** ShedLock's provider cases on Redis, each node a client of its own. */
 class RedisLockProviderTest extends LockProviderContract {
   private static EmbeddedRedis redis;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  @RegisterExtension
+  final CloseAfterEach resources = new CloseAfterEach();
 
   @BeforeAll
   static void startServer() {
@@ -23,19 +23,9 @@ class RedisLockProviderTest extends LockProviderContract {
     redis.close();
   }
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
   @Override
   BatonLockProvider newProvider() {
-    RedisBaton client = RedisBaton.connect(redis.uri());
-    toClose.add(client);
-    BatonLockProvider provider = new BatonLockProvider(client::mutex, "shedlock:");
-    toClose.add(provider);
-    return provider;
+    RedisBaton client = resources.closing(RedisBaton.connect(redis.uri()));
+    return resources.closing(new BatonLockProvider(client::mutex, "shedlock:"));
   }
 }

@@ -4,43 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Baton;
-import dev.baton.embedded.EmbeddedZooKeeper;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import dev.baton.testkit.ZooKeeperExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** ShedLock's provider cases on ZooKeeper, each node a client of its own. */
 class ZooKeeperLockProviderTest extends LockProviderContract {
-  private static EmbeddedZooKeeper zk;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   @Override
   BatonLockProvider newProvider() {
-    Baton baton = Baton.connect(zk.connectString());
-    toClose.add(baton);
-    BatonLockProvider provider = BatonLockProvider.zookeeper(baton, "/shedlock");
-    toClose.add(provider);
-    return provider;
+    Baton baton = zk.closing(Baton.connect(zk.connectString()));
+    return zk.closing(BatonLockProvider.zookeeper(baton, "/shedlock"));
   }
 
   @Test

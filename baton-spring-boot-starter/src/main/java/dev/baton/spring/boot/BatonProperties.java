@@ -34,6 +34,8 @@ public class BatonProperties {
 
   private final Shedlock shedlock = new Shedlock();
 
+  private final Metrics metrics = new Metrics();
+
   public String getConnectString() {
     return connectString;
   }
@@ -88,6 +90,46 @@ public class BatonProperties {
 
   public Shedlock getShedlock() {
     return shedlock;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  /** Micrometer meters of the ZooKeeper client, made when baton-micrometer and a MeterRegistry are present. */
+  public static class Metrics {
+    /** Whether to record the client's lock and session meters. */
+    private boolean enabled = true;
+
+    /** How many leading path segments a path tag keeps (/locks/sku-42 is /locks at 1). */
+    private int pathDepth = 1;
+
+    /** How many different path tags at most; later prefixes are tagged "other". */
+    private int maxPathTags = 100;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getPathDepth() {
+      return pathDepth;
+    }
+
+    public void setPathDepth(int pathDepth) {
+      this.pathDepth = pathDepth;
+    }
+
+    public int getMaxPathTags() {
+      return maxPathTags;
+    }
+
+    public void setMaxPathTags(int maxPathTags) {
+      this.maxPathTags = maxPathTags;
+    }
   }
 
   /** The ShedLock LockProvider, made when baton-shedlock is on the classpath. */

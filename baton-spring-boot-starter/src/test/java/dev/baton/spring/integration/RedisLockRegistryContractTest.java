@@ -10,20 +10,20 @@ import dev.baton.lock.LeaseState;
 import dev.baton.lock.LockLostException;
 import dev.baton.lock.MutexLock;
 import dev.baton.redis.RedisBaton;
+import dev.baton.testkit.CloseAfterEach;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The registry contract on Redis, and a lock whose key vanished while held. */
 class RedisLockRegistryContractTest extends LockRegistryContract {
   private static EmbeddedRedis redis;
-  private final List<AutoCloseable> clients = new ArrayList<>();
+  @RegisterExtension
+  final CloseAfterEach resources = new CloseAfterEach();
 
   @BeforeAll
   static void startServer() {
@@ -35,18 +35,9 @@ class RedisLockRegistryContractTest extends LockRegistryContract {
     redis.close();
   }
 
-  @AfterEach
-  void closeClients() throws Exception {
-    for (int i = clients.size() - 1; i >= 0; i--) {
-      clients.get(i).close();
-    }
-  }
-
   private RedisBaton client() {
-    RedisBaton client = RedisBaton.builder().uri(redis.uri()).leaseTtl(Duration.ofSeconds(3))
-        .renewEvery(Duration.ofMillis(300)).build();
-    clients.add(client);
-    return client;
+    return resources.closing(RedisBaton.builder().uri(redis.uri()).leaseTtl(Duration.ofSeconds(3))
+        .renewEvery(Duration.ofMillis(300)).build());
   }
 
   @Override
@@ -61,7 +52,7 @@ class RedisLockRegistryContractTest extends LockRegistryContract {
     lock.lock();
     Lease lease = lock.currentLease().orElseThrow(); // per thread: Awaitility polls on another
     RedisClient raw = RedisClient.create(redis.uri());
-    clients.add(raw::shutdown);
+    resources.closing(raw::shutdown);
     try (StatefulRedisConnection<String, String> connection = raw.connect()) {
       assertThat(connection.sync().del("registry:vanishing")).as("the lock's key").isEqualTo(1);
     }

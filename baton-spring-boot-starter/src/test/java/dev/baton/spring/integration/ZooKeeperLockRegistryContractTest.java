@@ -5,54 +5,30 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
-import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.LockLostException;
 import dev.baton.lock.MutexLock;
 import dev.baton.testkit.FaultProxy;
-import java.net.InetSocketAddress;
+import dev.baton.testkit.ZooKeeperExtension;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.integration.zookeeper.lock.ZookeeperLockRegistry;
 
 /** The registry contract on ZooKeeper, the lost lease, and Spring's ZookeeperLockRegistry beside it. */
 class ZooKeeperLockRegistryContractTest extends LockRegistryContract {
-  private static EmbeddedZooKeeper zk;
-  private final List<AutoCloseable> clients = new ArrayList<>();
-
-  @BeforeAll
-  static void startServer() {
-    zk = EmbeddedZooKeeper.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    zk.close();
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    for (int i = clients.size() - 1; i >= 0; i--) {
-      clients.get(i).close();
-    }
-  }
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   private Baton client(String connectString, Duration session) {
-    Baton baton = Baton.builder().connectString(connectString).sessionTimeout(session).build();
-    clients.add(baton);
-    return baton;
+    return zk.closing(Baton.builder().connectString(connectString).sessionTimeout(session).build());
   }
 
   @Override
@@ -62,8 +38,7 @@ class ZooKeeperLockRegistryContractTest extends LockRegistryContract {
 
   @Test
   void unlock_afterTheSessionExpiredWhileHeld_lockLostAndRenewRefused() throws Exception {
-    FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", zk.port()));
-    clients.add(proxy);
+    FaultProxy proxy = zk.closing(FaultProxy.start(zk.address()));
     BatonLockRegistry registry = new BatonLockRegistry(client(proxy.connectString(), Duration.ofSeconds(1))::mutex,
         LockKeyLayout.zookeeper("/registry"));
     MutexLock lock = (MutexLock) registry.obtain("lost");
@@ -91,9 +66,9 @@ class ZooKeeperLockRegistryContractTest extends LockRegistryContract {
   void zookeeperLockRegistryLayout_springsRegistryOnTheSameKey_excludeEachOther() throws Exception {
     CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(), new RetryOneTime(100));
     curator.start();
-    clients.add(curator);
+    zk.closing(curator);
     ZookeeperLockRegistry spring = new ZookeeperLockRegistry(curator);
-    clients.add(spring::destroy);
+    zk.closing(spring::destroy);
     BatonLockRegistry baton = new BatonLockRegistry(client(zk.connectString(), Duration.ofSeconds(10))::mutex,
         LockKeyLayout.zookeeperLockRegistry());
 

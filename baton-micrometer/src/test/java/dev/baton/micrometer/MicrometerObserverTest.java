@@ -1,0 +1,177 @@
+package dev.baton.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.Baton;
+import dev.baton.config.ConfigCenter;
+import dev.baton.discovery.Registration;
+import dev.baton.discovery.ServiceInstance;
+import dev.baton.discovery.ServiceRegistry;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
+import dev.baton.testkit.FaultProxy;
+import dev.baton.testkit.ZooKeeperExtension;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A scripted sequence of lock, config and registry events against an embedded ZooKeeper, then the
+ * meters of a {@link SimpleMeterRegistry}: their names, tags and counts.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class MicrometerObserverTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+  private <T extends AutoCloseable> T closing(T resource) {
+    return zk.closing(resource);
+  }
+
+  private Baton observed(String connectString, Duration session) {
+    return closing(Baton.builder().connectString(connectString).sessionTimeout(session)
+        .observer(new MicrometerObserver(meters, PathTags.defaults())).build());
+  }
+
+  private long acquires(String recipe, String outcome, String grant) {
+    Timer timer = meters.find(MicrometerObserver.ACQUIRE)
+        .tags("recipe", recipe, "path", "/shop", "outcome", outcome, "grant", grant).timer();
+    return timer == null ? 0 : timer.count();
+  }
+
+  private double count(String name, String... tags) {
+    Counter counter = meters.find(name).tags(tags).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
+  @Test
+  void scriptedLocking_queuedReentrantTimedOutAndHeld_countedUnderTheirTags() throws Exception {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    Baton other = closing(Baton.connect(zk.connectString()));
+    Mutex mutex = baton.mutex("/shop/orders/1");
+
+    mutex.acquire().close();
+    try (Lease outer = mutex.acquire(WAIT); Lease inner = mutex.acquire(WAIT)) {
+      assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+    }
+    try (Lease theirs = other.mutex("/shop/orders/2").acquire(WAIT)) {
+      assertThat(baton.mutex("/shop/orders/2").tryAcquire(Duration.ofMillis(100))).isEmpty();
+      assertThatThrownBy(() -> baton.mutex("/shop/orders/2").acquire(Duration.ofMillis(100)))
+          .isInstanceOf(AcquireTimeoutException.class);
+    }
+    baton.readWriteLock("/shop/catalog").readLock().acquire(WAIT).close();
+
+    assertThat(acquires("mutex", "acquired", "queued")).isEqualTo(2);
+    assertThat(acquires("mutex", "acquired", "reentrant")).isEqualTo(1);
+    assertThat(acquires("mutex", "timeout", "none")).isEqualTo(2);
+    assertThat(acquires("read-lock", "acquired", "queued")).isEqualTo(1);
+    await().atMost(WAIT).untilAsserted(() -> {
+      Timer held = meters.find(MicrometerObserver.HELD).tags("recipe", "mutex", "path", "/shop").timer();
+      assertThat(held).isNotNull();
+      assertThat(held.count()).as("every lease closed, the reentrant one included").isEqualTo(3);
+    });
+    assertThat(meters.find(MicrometerObserver.ACQUIRE).tag("path", "/shop/orders/1").timer())
+        .as("paths are cut to their prefix").isNull();
+  }
+
+  @Test
+  void cachingAndLocalHandOver_countedAsCacheHitsAndHandOvers() throws Exception {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    Mutex cached = baton.mutex("/shop/cached", MutexOptions.defaults().withCaching(Duration.ofSeconds(30)));
+    cached.acquire(WAIT).close();
+    cached.acquire(WAIT).close();
+
+    Mutex shared = baton.mutex("/shop/busy", MutexOptions.defaults().withLocalHandOver(8));
+    Lease first = shared.acquire(WAIT);
+    CompletableFuture<Lease> second = new CompletableFuture<>();
+    Thread waiter = new Thread(() -> second.complete(shared.acquire(WAIT)));
+    waiter.start();
+    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING
+        || waiter.getState() == Thread.State.TIMED_WAITING);
+    first.close();
+    second.get(20, TimeUnit.SECONDS).close();
+
+    assertThat(count(MicrometerObserver.CACHE_HITS, "recipe", "mutex", "path", "/shop")).isEqualTo(1);
+    assertThat(acquires("mutex", "acquired", "cached")).isEqualTo(1);
+    assertThat(count(MicrometerObserver.HAND_OVERS, "recipe", "mutex", "path", "/shop")).isEqualTo(1);
+    assertThat(acquires("mutex", "acquired", "local-hand-over")).isEqualTo(1);
+    assertThat(acquires("mutex", "acquired", "queued")).as("one node each").isEqualTo(2);
+  }
+
+  @Test
+  void sessionExpiresWhileHeld_leaseLossesByCauseAndSessionStates() {
+    FaultProxy proxy = closing(FaultProxy.start(zk.address()));
+    Baton baton = observed(proxy.connectString(), Duration.ofSeconds(1));
+    Lease lease = baton.mutex("/shop/fragile").acquire(WAIT);
+
+    proxy.blackhole();
+    await().atMost(WAIT).until(() -> lease.state() == LeaseState.LOST);
+    proxy.restore();
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "suspect")).isEqualTo(1);
+      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "lost")).isEqualTo(1);
+      assertThat(count(MicrometerObserver.SESSION_STATES, "state", "suspended")).isGreaterThanOrEqualTo(1);
+      assertThat(count(MicrometerObserver.SESSION_STATES, "state", "reconnected")).isGreaterThanOrEqualTo(1);
+    });
+    lease.close();
+    assertThat(meters.find(MicrometerObserver.HELD).timer()).as("a lost lease is no hold that ended in a release").isNull();
+  }
+
+  @Test
+  void configWrites_countedAsCreatedUpdatedDeleted() throws Exception {
+    Baton baton = closing(Baton.connect(zk.connectString()));
+    ConfigCenter config = closing(ConfigCenter.open(baton, "/config"));
+    ConfigMetrics.bind(config, "/config", meters);
+
+    config.create("db/pool", "10");
+    config.update("db/pool", "20");
+    config.delete("db/pool");
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(count(ConfigMetrics.UPDATES, "prefix", "/config", "change", "created")).isEqualTo(1);
+      assertThat(count(ConfigMetrics.UPDATES, "prefix", "/config", "change", "updated")).isEqualTo(1);
+      assertThat(count(ConfigMetrics.UPDATES, "prefix", "/config", "change", "deleted")).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void registryChanges_countedForServicesAndInstances() {
+    Baton baton = closing(Baton.connect(zk.connectString()));
+    ServiceRegistry registry = closing(ServiceRegistry.open(baton, "/services"));
+    RegistryMetrics.bindServices(registry, meters);
+    RegistryMetrics.bindView(registry.watch("orders"), "orders", PathTags.defaults(), meters);
+
+    Registration registration = registry.register(ServiceInstance.builder("orders").address("10.0.0.1").port(8080).build());
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(count(RegistryMetrics.CHANGES, "kind", "services")).isGreaterThanOrEqualTo(1);
+      assertThat(count(RegistryMetrics.CHANGES, "kind", "instances", "service", "orders")).isGreaterThanOrEqualTo(1);
+    });
+    registration.close();
+  }
+
+  @Test
+  void pathTags_pastTheLimit_newPrefixesShareOneValue() {
+    PathTags tags = new PathTags(1, 2);
+
+    assertThat(List.of(tags.of("/a/x"), tags.of("/b/y"), tags.of("/c/z"), tags.of("/a/w")))
+        .containsExactly("/a", "/b", PathTags.OTHER, "/a");
+    assertThat(new PathTags(2, 10).of("/locks/orders/42")).isEqualTo("/locks/orders");
+    assertThatThrownBy(() -> new PathTags(0, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("depth");
+  }
+}
