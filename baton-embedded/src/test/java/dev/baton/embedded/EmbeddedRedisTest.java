@@ -74,4 +74,23 @@ class EmbeddedRedisTest {
       assertThat(readLine(in)).isEqualTo(Integer.toString(master.port()));
     }
   }
+
+  @Test
+  void aCluster_ofThreeMasters_coversEverySlot_andRedirectsAKeyToItsMaster() throws Exception {
+    try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3)) {
+      assertThat(cluster.nodes()).hasSize(3);
+      for (EmbeddedRedis node : cluster.nodes()) {
+        String info = EmbeddedRedisCluster.send(node, "CLUSTER", "INFO");
+        assertThat(info).contains("cluster_state:ok", "cluster_slots_assigned:16384", "cluster_known_nodes:3");
+      }
+      // "foo" hashes to slot 12182, in the last third: the first node redirects there.
+      EmbeddedRedis owner = cluster.nodeForSlot(12182);
+      assertThat(owner).isSameAs(cluster.nodes().get(2));
+      assertThat(EmbeddedRedisCluster.send(cluster.nodes().get(0), "SET", "foo", "bar"))
+          .isEqualTo("MOVED 12182 " + owner.host() + ":" + owner.port());
+      assertThat(EmbeddedRedisCluster.send(owner, "SET", "foo", "bar")).isEqualTo("OK");
+      assertThat(cluster.uri()).isEqualTo("redis-cluster://" + cluster.nodes().stream()
+          .map(n -> n.host() + ":" + n.port()).collect(java.util.stream.Collectors.joining(",")));
+    }
+  }
 }

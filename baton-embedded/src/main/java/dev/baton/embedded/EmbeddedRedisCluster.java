@@ -1,0 +1,207 @@
+package dev.baton.embedded;
+
+import dev.baton.BatonException;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A small Redis Cluster of {@link EmbeddedRedis} masters on loopback, for tests and the demo: each
+ * node runs with {@code --cluster-enabled yes}, its {@code nodes.conf} in its own temporary
+ * directory (so a {@link EmbeddedRedis#restart() restarted} node comes back with its identity and
+ * slots), and the 16,384 slots split evenly in node order. No replicas: a killed node's slots stay
+ * down until it is restarted.
+ *
+ * <pre>{@code
+ * try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3);
+ *      RedisBaton baton = RedisBaton.connect(cluster.uri())) { ... }
+ * }</pre>
+ */
+public final class EmbeddedRedisCluster implements AutoCloseable {
+  /** Slots in every Redis Cluster. */
+  public static final int SLOTS = 16384;
+  private static final long FORM_TIMEOUT_SECONDS = 30;
+  /** Redis 6.2 puts a node's cluster bus on its port plus 10,000; Redis 7's cluster-port is not there yet. */
+  private static final int BUS_OFFSET = 10000;
+
+  private final List<EmbeddedRedis> nodes;
+
+  private EmbeddedRedisCluster(List<EmbeddedRedis> nodes) {
+    this.nodes = List.copyOf(nodes);
+  }
+
+  static EmbeddedRedisCluster start(int masters) {
+    if (masters < 1 || masters > 16) {
+      throw new IllegalArgumentException("a cluster needs 1 to 16 masters, was " + masters);
+    }
+    List<EmbeddedRedis> started = new ArrayList<>();
+    try {
+      for (int i = 0; i < masters; i++) {
+        started.add(EmbeddedRedis.builder().port(portWithFreeBus())
+            .arg("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "2000")
+            .start());
+      }
+      EmbeddedRedisCluster cluster = new EmbeddedRedisCluster(started);
+      cluster.form();
+      return cluster;
+    } catch (RuntimeException e) {
+      started.forEach(EmbeddedRedis::close);
+      throw e;
+    }
+  }
+
+  /** The masters, in slot order: node {@code i} serves the {@code i}-th even share of the slots. */
+  public List<EmbeddedRedis> nodes() {
+    return nodes;
+  }
+
+  /** {@code redis-cluster://127.0.0.1:port1,127.0.0.1:port2,...}: every node as a seed. */
+  public String uri() {
+    return "redis-cluster://" + nodes.stream().map(n -> n.host() + ":" + n.port()).collect(Collectors.joining(","));
+  }
+
+  /** The node that serves {@code slot}, by the split this class made. */
+  public EmbeddedRedis nodeForSlot(int slot) {
+    if (slot < 0 || slot >= SLOTS) {
+      throw new IllegalArgumentException("slot must be 0-" + (SLOTS - 1) + ", was " + slot);
+    }
+    for (int i = 0; i < nodes.size(); i++) {
+      if (slot < firstSlot(i + 1)) {
+        return nodes.get(i);
+      }
+    }
+    throw new IllegalStateException("unreachable: slot " + slot);
+  }
+
+  private int firstSlot(int node) {
+    return (int) ((long) SLOTS * node / nodes.size());
+  }
+
+  @Override
+  public void close() {
+    nodes.forEach(EmbeddedRedis::close);
+  }
+
+  /** Introduces every node to the first, gives each its slots, and waits until all say the cluster is ok. */
+  private void form() {
+    EmbeddedRedis first = nodes.get(0);
+    for (EmbeddedRedis node : nodes.subList(1, nodes.size())) {
+      expectOk(send(first, "CLUSTER", "MEET", node.host(), Integer.toString(node.port())), first);
+    }
+    for (int i = 0; i < nodes.size(); i++) {
+      List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS")); // ADDSLOTSRANGE is Redis 7
+      for (int slot = firstSlot(i); slot < firstSlot(i + 1); slot++) {
+        command.add(Integer.toString(slot));
+      }
+      expectOk(send(nodes.get(i), command.toArray(String[]::new)), nodes.get(i));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(FORM_TIMEOUT_SECONDS);
+    String expectedNodes = "cluster_known_nodes:" + nodes.size();
+    for (EmbeddedRedis node : nodes) {
+      String info = send(node, "CLUSTER", "INFO");
+      while (!(info.contains("cluster_state:ok") && info.contains(expectedNodes))) {
+        if (System.nanoTime() > deadline) {
+          throw new BatonException("The cluster did not form within " + FORM_TIMEOUT_SECONDS + " s; node "
+              + node.host() + ":" + node.port() + " says:\n" + info);
+        }
+        pause();
+        info = send(node, "CLUSTER", "INFO");
+      }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(50); // gossip runs on the servers' own timers: nothing to wait on but their answer
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonException("Interrupted while the embedded cluster was forming", e);
+    }
+  }
+
+  private static void expectOk(String reply, EmbeddedRedis node) {
+    if (!"OK".equals(reply)) {
+      throw new BatonException("redis-server " + node.host() + ":" + node.port() + " refused to join the cluster: " + reply);
+    }
+  }
+
+  /** Sends one command in the protocol's array form and returns the reply as text (errors too). */
+  static String send(EmbeddedRedis node, String... command) {
+    try (Socket socket = new Socket(node.host(), node.port())) {
+      socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(FORM_TIMEOUT_SECONDS));
+      StringBuilder request = new StringBuilder("*").append(command.length).append("\r\n");
+      for (String part : command) {
+        request.append('$').append(part.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(part).append("\r\n");
+      }
+      OutputStream out = socket.getOutputStream();
+      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      return readReply(new BufferedInputStream(socket.getInputStream()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not send " + command[0] + " to redis-server " + node.host() + ":" + node.port(), e);
+    }
+  }
+
+  private static String readReply(InputStream in) throws IOException {
+    String line = readLine(in);
+    if (line.isEmpty()) {
+      throw new IOException("redis-server closed the connection without a reply");
+    }
+    char type = line.charAt(0);
+    String rest = line.substring(1);
+    if (type != '$') {
+      return rest; // +simple, -error, :integer
+    }
+    int length = Integer.parseInt(rest);
+    if (length < 0) {
+      return "";
+    }
+    byte[] body = in.readNBytes(length + 2);
+    return new String(body, 0, length, StandardCharsets.UTF_8);
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int c;
+    while ((c = in.read()) != -1 && c != '\n') {
+      if (c != '\r') {
+        line.append((char) c);
+      }
+    }
+    return line.toString();
+  }
+
+  /** A free loopback port whose cluster bus port (port + 10,000) is free too. */
+  private static int portWithFreeBus() {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      // Below Linux's ephemeral range (32768-60999), so the bus port stays under 65536.
+      int port = ThreadLocalRandom.current().nextInt(20000, 32000);
+      if (isFree(port) && isFree(port + BUS_OFFSET)) {
+        return port;
+      }
+    }
+    throw new BatonException("No free loopback port pair (port, port + " + BUS_OFFSET + ") for a cluster node");
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
