@@ -14,15 +14,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
  * A small Redis Cluster of {@link EmbeddedRedis} masters on loopback, for tests and the demo: each
  * node runs with {@code --cluster-enabled yes}, its {@code nodes.conf} in its own temporary
  * directory (so a {@link EmbeddedRedis#restart() restarted} node comes back with its identity and
- * slots), and the 16,384 slots split evenly in node order. No replicas: a killed node's slots stay
- * down until it is restarted.
+ * slots), and the 16,384 slots split evenly in node order. No replicas unless {@link #addReplica}
+ * adds them: a killed master without one leaves its slots down until it is restarted.
  *
  * <pre>{@code
  * try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3);
@@ -37,6 +39,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   private static final int BUS_OFFSET = 10000;
 
   private final List<EmbeddedRedis> nodes;
+  private final List<EmbeddedRedis> replicas = new CopyOnWriteArrayList<>();
 
   private EmbeddedRedisCluster(List<EmbeddedRedis> nodes) {
     this.nodes = List.copyOf(nodes);
@@ -49,10 +52,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     List<EmbeddedRedis> started = new ArrayList<>();
     try {
       for (int i = 0; i < masters; i++) {
-        started.add(EmbeddedRedis.builder().port(portWithFreeBus())
-            .arg("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-node-timeout", "2000")
-            .start());
+        started.add(startNode());
       }
       EmbeddedRedisCluster cluster = new EmbeddedRedisCluster(started);
       cluster.form();
@@ -61,6 +61,53 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       started.forEach(EmbeddedRedis::close);
       throw e;
     }
+  }
+
+  private static EmbeddedRedis startNode() {
+    return EmbeddedRedis.builder().port(portWithFreeBus())
+        .arg("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
+        .start();
+  }
+
+  /**
+   * Starts one more node, makes it a replica of {@code master}, and returns once the master counts
+   * it among its connected replicas and the replica has the data; closing the cluster stops it.
+   *
+   * @throws IllegalArgumentException if {@code master} is not one of {@link #nodes()}
+   * @throws BatonException if the replica does not join within 30 s
+   */
+  public EmbeddedRedis addReplica(EmbeddedRedis master) {
+    if (!nodes.contains(master)) {
+      throw new IllegalArgumentException("redis-server " + master.host() + ":" + master.port()
+          + " is not a master of this cluster");
+    }
+    EmbeddedRedis replica = startNode();
+    replicas.add(replica);
+    expectOk(send(replica, "CLUSTER", "MEET", master.host(), Integer.toString(master.port())), replica);
+    String masterId = send(master, "CLUSTER", "MYID");
+    long deadline = deadline();
+    // The replica knows the master's id only once their handshake is through.
+    awaitReply(replica, "OK"::equals, deadline, "CLUSTER", "REPLICATE", masterId);
+    awaitReply(replica, info -> info.contains("master_link_status:up") && info.contains("master_sync_in_progress:0"),
+        deadline, "INFO", "replication");
+    awaitReply(master, info -> info.contains("slave") && info.contains("port=" + replica.port() + ",state=online"),
+        deadline, "INFO", "replication");
+    for (EmbeddedRedis node : all()) {
+      awaitReply(node, info -> info.contains("cluster_state:ok")
+          && info.contains("cluster_known_nodes:" + (nodes.size() + replicas.size())), deadline, "CLUSTER", "INFO");
+    }
+    return replica;
+  }
+
+  /** The replicas {@link #addReplica} started, in the order it did. */
+  public List<EmbeddedRedis> replicas() {
+    return List.copyOf(replicas);
+  }
+
+  private List<EmbeddedRedis> all() {
+    List<EmbeddedRedis> all = new ArrayList<>(nodes);
+    all.addAll(replicas);
+    return all;
   }
 
   /** The masters, in slot order: node {@code i} serves the {@code i}-th even share of the slots. */
@@ -92,6 +139,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    replicas.forEach(EmbeddedRedis::close);
     nodes.forEach(EmbeddedRedis::close);
   }
 
@@ -108,18 +156,28 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       }
       expectOk(send(nodes.get(i), command.toArray(String[]::new)), nodes.get(i));
     }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(FORM_TIMEOUT_SECONDS);
+    long deadline = deadline();
     String expectedNodes = "cluster_known_nodes:" + nodes.size();
     for (EmbeddedRedis node : nodes) {
-      String info = send(node, "CLUSTER", "INFO");
-      while (!(info.contains("cluster_state:ok") && info.contains(expectedNodes))) {
-        if (System.nanoTime() > deadline) {
-          throw new BatonException("The cluster did not form within " + FORM_TIMEOUT_SECONDS + " s; node "
-              + node.host() + ":" + node.port() + " says:\n" + info);
-        }
-        pause();
-        info = send(node, "CLUSTER", "INFO");
+      awaitReply(node, info -> info.contains("cluster_state:ok") && info.contains(expectedNodes), deadline,
+          "CLUSTER", "INFO");
+    }
+  }
+
+  private static long deadline() {
+    return System.nanoTime() + TimeUnit.SECONDS.toNanos(FORM_TIMEOUT_SECONDS);
+  }
+
+  /** Sends {@code command} to {@code node} until its reply passes {@code test}, or fails at {@code deadline}. */
+  private static void awaitReply(EmbeddedRedis node, Predicate<String> test, long deadline, String... command) {
+    String reply = send(node, command);
+    while (!test.test(reply)) {
+      if (System.nanoTime() > deadline) {
+        throw new BatonException("The embedded cluster did not settle within " + FORM_TIMEOUT_SECONDS + " s: "
+            + command[0] + " " + command[1] + " on " + node.host() + ":" + node.port() + " answers:\n" + reply);
       }
+      pause();
+      reply = send(node, command);
     }
   }
 

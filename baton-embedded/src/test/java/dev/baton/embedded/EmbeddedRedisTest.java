@@ -76,7 +76,7 @@ class EmbeddedRedisTest {
   }
 
   @Test
-  void aCluster_ofThreeMasters_coversEverySlot_andRedirectsAKeyToItsMaster() throws Exception {
+  void aCluster_ofThreeMasters_coversEverySlot_redirectsAKeyToItsMaster_andTakesAReplica() throws Exception {
     try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3)) {
       assertThat(cluster.nodes()).hasSize(3);
       for (EmbeddedRedis node : cluster.nodes()) {
@@ -89,6 +89,11 @@ class EmbeddedRedisTest {
       assertThat(EmbeddedRedisCluster.send(cluster.nodes().get(0), "SET", "foo", "bar"))
           .isEqualTo("MOVED 12182 " + owner.host() + ":" + owner.port());
       assertThat(EmbeddedRedisCluster.send(owner, "SET", "foo", "bar")).isEqualTo("OK");
+      EmbeddedRedis replica = cluster.addReplica(owner);
+      assertThat(cluster.replicas()).containsExactly(replica);
+      assertThat(EmbeddedRedisCluster.send(replica, "INFO", "replication"))
+          .contains("role:slave", "master_port:" + owner.port(), "master_link_status:up");
+      assertThat(EmbeddedRedisCluster.send(cluster.nodes().get(0), "CLUSTER", "INFO")).contains("cluster_known_nodes:4");
       assertThat(cluster.uri()).isEqualTo("redis-cluster://" + cluster.nodes().stream()
           .map(n -> n.host() + ":" + n.port()).collect(java.util.stream.Collectors.joining(",")));
     }
