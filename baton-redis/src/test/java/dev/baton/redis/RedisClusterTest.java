@@ -8,6 +8,7 @@ import dev.baton.ConnectionException;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedRedisCluster;
 import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.MutualExclusionChecker;
@@ -198,5 +199,26 @@ class RedisClusterTest {
     assertThatThrownBy(() -> baton.mutex("a{b")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'a{b'").hasMessageContaining("slots");
     assertThat(baton.mutex("orders{eu}").tryAcquire(Duration.ZERO)).isPresent();
+  }
+
+  @Test
+  void aMasterRestartedEmpty_endsItsLeaseAsLost_whileLocksOnOtherMastersStayHeld_andTokensStillGrow() {
+    RedisBaton baton = client();
+    Lease onRestarted = baton.mutex(namePerMaster.get(0)).acquire();
+    Lease onOther = baton.mutex(namePerMaster.get(1)).acquire();
+    EmbeddedRedis master = cluster.nodes().get(0);
+
+    master.restart(); // the same node id and slots (its nodes.conf), none of its keys
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> onRestarted.state() == LeaseState.LOST);
+    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> cluster.nodes().stream()
+        .allMatch(node -> raw(node).clusterInfo().contains("cluster_state:ok")));
+    await().atMost(Duration.ofSeconds(20)).until(() -> onOther.state() == LeaseState.HELD);
+    assertThat(raw(cluster.nodes().get(1)).get(namePerMaster.get(1))).contains("\"token\":" + onOther.fencingToken());
+    try (Lease next = client().mutex(namePerMaster.get(0)).acquire(Duration.ofSeconds(20))) {
+      assertThat(next.fencingToken()).isGreaterThan(onRestarted.fencingToken());
+    }
+    onRestarted.close();
+    onOther.close();
   }
 }
