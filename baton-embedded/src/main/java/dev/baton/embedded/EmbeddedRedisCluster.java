@@ -1,16 +1,10 @@
 package dev.baton.embedded;
 
 import dev.baton.BatonException;
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -83,8 +77,8 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     }
     EmbeddedRedis replica = startNode();
     replicas.add(replica);
-    expectOk(send(replica, "CLUSTER", "MEET", master.host(), Integer.toString(master.port())), replica);
-    String masterId = send(master, "CLUSTER", "MYID");
+    expectOk(Resp.send(replica, "CLUSTER", "MEET", master.host(), Integer.toString(master.port())), replica);
+    String masterId = Resp.send(master, "CLUSTER", "MYID");
     long deadline = deadline();
     // The replica knows the master's id only once their handshake is through.
     awaitReply(replica, "OK"::equals, deadline, "CLUSTER", "REPLICATE", masterId);
@@ -147,14 +141,14 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   private void form() {
     EmbeddedRedis first = nodes.get(0);
     for (EmbeddedRedis node : nodes.subList(1, nodes.size())) {
-      expectOk(send(first, "CLUSTER", "MEET", node.host(), Integer.toString(node.port())), first);
+      expectOk(Resp.send(first, "CLUSTER", "MEET", node.host(), Integer.toString(node.port())), first);
     }
     for (int i = 0; i < nodes.size(); i++) {
       List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS")); // ADDSLOTSRANGE is Redis 7
       for (int slot = firstSlot(i); slot < firstSlot(i + 1); slot++) {
         command.add(Integer.toString(slot));
       }
-      expectOk(send(nodes.get(i), command.toArray(String[]::new)), nodes.get(i));
+      expectOk(Resp.send(nodes.get(i), command.toArray(String[]::new)), nodes.get(i));
     }
     long deadline = deadline();
     String expectedNodes = "cluster_known_nodes:" + nodes.size();
@@ -170,14 +164,14 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   /** Sends {@code command} to {@code node} until its reply passes {@code test}, or fails at {@code deadline}. */
   private static void awaitReply(EmbeddedRedis node, Predicate<String> test, long deadline, String... command) {
-    String reply = send(node, command);
+    String reply = Resp.send(node, command);
     while (!test.test(reply)) {
       if (System.nanoTime() > deadline) {
         throw new BatonException("The embedded cluster did not settle within " + FORM_TIMEOUT_SECONDS + " s: "
             + command[0] + " " + command[1] + " on " + node.host() + ":" + node.port() + " answers:\n" + reply);
       }
       pause();
-      reply = send(node, command);
+      reply = Resp.send(node, command);
     }
   }
 
@@ -194,52 +188,6 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     if (!"OK".equals(reply)) {
       throw new BatonException("redis-server " + node.host() + ":" + node.port() + " refused to join the cluster: " + reply);
     }
-  }
-
-  /** Sends one command in the protocol's array form and returns the reply as text (errors too). */
-  static String send(EmbeddedRedis node, String... command) {
-    try (Socket socket = new Socket(node.host(), node.port())) {
-      socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(FORM_TIMEOUT_SECONDS));
-      StringBuilder request = new StringBuilder("*").append(command.length).append("\r\n");
-      for (String part : command) {
-        request.append('$').append(part.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(part).append("\r\n");
-      }
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      return readReply(new BufferedInputStream(socket.getInputStream()));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Could not send " + command[0] + " to redis-server " + node.host() + ":" + node.port(), e);
-    }
-  }
-
-  private static String readReply(InputStream in) throws IOException {
-    String line = readLine(in);
-    if (line.isEmpty()) {
-      throw new IOException("redis-server closed the connection without a reply");
-    }
-    char type = line.charAt(0);
-    String rest = line.substring(1);
-    if (type != '$') {
-      return rest; // +simple, -error, :integer
-    }
-    int length = Integer.parseInt(rest);
-    if (length < 0) {
-      return "";
-    }
-    byte[] body = in.readNBytes(length + 2);
-    return new String(body, 0, length, StandardCharsets.UTF_8);
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    StringBuilder line = new StringBuilder();
-    int c;
-    while ((c = in.read()) != -1 && c != '\n') {
-      if (c != '\r') {
-        line.append((char) c);
-      }
-    }
-    return line.toString();
   }
 
   /** A free loopback port whose cluster bus port (port + 10,000) is free too. */

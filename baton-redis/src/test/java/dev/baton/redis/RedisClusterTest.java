@@ -9,7 +9,6 @@ import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedRedisCluster;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.MutualExclusionChecker;
 import io.lettuce.core.RedisClient;
@@ -150,28 +149,8 @@ class RedisClusterTest {
     String name = namePerMaster.get(2);
     Mutex mutex = client().mutex(name);
     Lease lease = mutex.acquire();
-    LockOwner holder = mutex.holder().orElseThrow();
-    assertThat(holder.pid()).isEqualTo(ProcessHandle.current().pid());
-    assertThat(holder.thread()).isEqualTo(Thread.currentThread().getName());
-    assertThat(holder.fencingToken()).isEqualTo(lease.fencingToken());
     assertThat(raw(cluster.nodes().get(2)).get(name)).contains("\"token\":" + lease.fencingToken());
-
-    Mutex second = client().mutex(name);
-    Mutex third = client().mutex(name);
-    CompletableFuture<Lease> w1 = second.acquireAsync();
-    await().until(() -> mutex.waiters().size() == 1);
-    CompletableFuture<Lease> w2 = third.acquireAsync();
-    await().until(() -> mutex.waiters().size() == 2);
-    List<LockOwner> waiters = mutex.waiters();
-    assertThat(waiters.get(0).queuedAt()).isBeforeOrEqualTo(waiters.get(1).queuedAt());
-
-    lease.close();
-    Lease l1 = w1.get(5, TimeUnit.SECONDS);
-    assertThat(w2).isNotDone();
-    assertThat(mutex.holder().orElseThrow().node()).isEqualTo(waiters.get(0).node());
-    l1.close();
-    w2.get(5, TimeUnit.SECONDS).close();
-    await().until(() -> mutex.holder().isEmpty() && mutex.waiters().isEmpty());
+    LockReads.assertHolderAndWaitersInOrder(mutex, lease, client().mutex(name), client().mutex(name));
   }
 
   @Test

@@ -1,9 +1,7 @@
 package dev.baton.internal.redis;
 
-import dev.baton.ConnectionException;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -23,7 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -40,23 +37,17 @@ import java.util.stream.Collectors;
  * blocks that connection, not everyone's). A slot that moved meanwhile answers {@code MOVED}: the
  * topology is read again and the command counts as transient, so it is tried again on the new master.
  */
-final class ClusterLink implements RedisLink {
+final class ClusterLink extends LettuceLink<StatefulRedisClusterConnection<String, String>> {
   private static final List<String> SCHEMES = List.of("redis-cluster://", "rediss-cluster://");
   /** Without a trigger (a failover the client never saw a redirect for) the topology is read this often. */
   private static final Duration REFRESH_EVERY = Duration.ofSeconds(30);
 
-  private final String address;
   private final RedisClusterClient client;
-  private final StatefulRedisClusterConnection<String, String> connection;
-  private final StatefulRedisPubSubConnection<String, String> pubSub;
-  private volatile StatefulRedisClusterConnection<String, String> replicated;
 
-  private ClusterLink(String address, RedisClusterClient client, StatefulRedisClusterConnection<String, String> connection,
-      StatefulRedisPubSubConnection<String, String> pubSub) {
-    this.address = address;
+  private ClusterLink(String address, RedisClusterClient client, RedisSettings settings) {
+    super(address, client, () -> client.connect(StringCodec.UTF8), () -> client.connectPubSub(StringCodec.UTF8),
+        settings, "the Redis Cluster at " + address, "is at least one seed node running and reachable?");
     this.client = client;
-    this.connection = connection;
-    this.pubSub = pubSub;
   }
 
   /** Whether {@code uri} names a cluster ({@code redis-cluster://} or {@code rediss-cluster://}). */
@@ -77,19 +68,7 @@ final class ClusterLink implements RedisLink {
             .enableAllAdaptiveRefreshTriggers()
             .build())
         .build());
-    StatefulRedisClusterConnection<String, String> connection = null;
-    try {
-      connection = client.connect(StringCodec.UTF8);
-      return new ClusterLink(address, client, connection, client.connectPubSub(StringCodec.UTF8));
-    } catch (RuntimeException e) {
-      if (connection != null) {
-        connection.closeAsync();
-      }
-      client.shutdownAsync(0, 2, TimeUnit.SECONDS);
-      throw new ConnectionException("Could not connect to the Redis Cluster at " + address + " within "
-          + settings.connectTimeout().toMillis() + " ms; is at least one seed node running and reachable? ("
-          + RedisErrors.unwrap(e).getMessage() + ")", e);
-    }
+    return new ClusterLink(address, client, settings);
   }
 
   /** {@code redis-cluster://} as Lettuce's cluster client reads {@code redis://}: several comma-separated hosts. */
@@ -109,13 +88,8 @@ final class ClusterLink implements RedisLink {
   }
 
   @Override
-  public String address() {
-    return address;
-  }
-
-  @Override
   public RedisClusterAsyncCommands<String, String> commands() {
-    return connection.async();
+    return connection().async();
   }
 
   @Override
@@ -125,7 +99,7 @@ final class ClusterLink implements RedisLink {
     RedisClusterNode master = client.getPartitions().getMasterBySlot(slot);
     if (master == null) {
       client.refreshPartitionsAsync();
-      return CompletableFuture.failedFuture(new RedisException("No master of the cluster at " + address
+      return CompletableFuture.failedFuture(new RedisException("No master of the cluster at " + address()
           + " serves slot " + slot + " (of " + key + ") yet"));
     }
     RedisURI node = master.getUri();
@@ -152,18 +126,6 @@ final class ClusterLink implements RedisLink {
     }
   }
 
-  private synchronized StatefulRedisClusterConnection<String, String> replicatedConnection() {
-    if (replicated == null) {
-      replicated = client.connect(StringCodec.UTF8);
-    }
-    return replicated;
-  }
-
-  @Override
-  public StatefulRedisPubSubConnection<String, String> pubSub() {
-    return pubSub;
-  }
-
   @Override
   public void checkOneSlot(String name, String[] keys) {
     int slot = SlotHash.getSlot(keys[0]);
@@ -182,20 +144,5 @@ final class ClusterLink implements RedisLink {
   public boolean carriesCommands(RedisChannelHandler<?, ?> channel) {
     // Each master has a connection of its own, and any of them may carry some lock's commands.
     return !(channel instanceof StatefulRedisPubSubConnection) && channel instanceof StatefulRedisConnection;
-  }
-
-  @Override
-  public void addListener(RedisConnectionStateListener listener) {
-    client.addListener(listener);
-  }
-
-  @Override
-  public void close() {
-    pubSub.closeAsync();
-    if (replicated != null) {
-      replicated.closeAsync();
-    }
-    connection.close();
-    client.shutdown(0, 2, TimeUnit.SECONDS);
   }
 }

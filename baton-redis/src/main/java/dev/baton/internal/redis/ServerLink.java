@@ -1,55 +1,30 @@
 package dev.baton.internal.redis;
 
-import dev.baton.ConnectionException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /** One Redis server, or the master a Sentinel names: a command connection, a pub/sub one, one for {@code WAIT}. */
-final class ServerLink implements RedisLink {
-  private final String address;
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
-  private final StatefulRedisPubSubConnection<String, String> pubSub;
-  private volatile StatefulRedisConnection<String, String> replicated;
+final class ServerLink extends LettuceLink<StatefulRedisConnection<String, String>> {
 
-  private ServerLink(String address, RedisClient client, StatefulRedisConnection<String, String> connection,
-      StatefulRedisPubSubConnection<String, String> pubSub) {
-    this.address = address;
-    this.client = client;
-    this.connection = connection;
-    this.pubSub = pubSub;
+  private ServerLink(String address, RedisClient client, RedisSettings settings) {
+    super(address, client, () -> client.connect(StringCodec.UTF8), () -> client.connectPubSub(StringCodec.UTF8),
+        settings, "Redis at " + address, "is the server running and reachable?");
   }
 
   static ServerLink open(RedisSettings settings) {
     RedisURI uri = ClientSetup.withSettings(parse(settings.uri()), settings);
-    String address = describe(uri);
     RedisClient client = RedisClient.create(uri);
     client.setOptions(ClientSetup.configure(ClientOptions.builder(), settings).build());
-    StatefulRedisConnection<String, String> connection = null;
-    try {
-      connection = client.connect(StringCodec.UTF8);
-      return new ServerLink(address, client, connection, client.connectPubSub(StringCodec.UTF8));
-    } catch (RuntimeException e) {
-      if (connection != null) {
-        connection.closeAsync();
-      }
-      client.shutdownAsync(0, 2, TimeUnit.SECONDS);
-      throw new ConnectionException("Could not connect to Redis at " + address + " within "
-          + settings.connectTimeout().toMillis() + " ms; is the server running and reachable? ("
-          + RedisErrors.unwrap(e).getMessage() + ")", e);
-    }
+    return new ServerLink(describe(uri), client, settings);
   }
 
   private static RedisURI parse(String text) {
@@ -71,13 +46,8 @@ final class ServerLink implements RedisLink {
   }
 
   @Override
-  public String address() {
-    return address;
-  }
-
-  @Override
   public RedisClusterAsyncCommands<String, String> commands() {
-    return connection.async();
+    return connection().async();
   }
 
   @Override
@@ -91,18 +61,6 @@ final class ServerLink implements RedisLink {
     replicatedConnection();
   }
 
-  private synchronized StatefulRedisConnection<String, String> replicatedConnection() {
-    if (replicated == null) {
-      replicated = client.connect(StringCodec.UTF8);
-    }
-    return replicated;
-  }
-
-  @Override
-  public StatefulRedisPubSubConnection<String, String> pubSub() {
-    return pubSub;
-  }
-
   @Override
   public void checkOneSlot(String name, String[] keys) {
     // One server holds every key.
@@ -110,21 +68,6 @@ final class ServerLink implements RedisLink {
 
   @Override
   public boolean carriesCommands(RedisChannelHandler<?, ?> channel) {
-    return channel == connection;
-  }
-
-  @Override
-  public void addListener(RedisConnectionStateListener listener) {
-    client.addListener(listener);
-  }
-
-  @Override
-  public void close() {
-    pubSub.closeAsync();
-    if (replicated != null) {
-      replicated.closeAsync();
-    }
-    connection.close();
-    client.shutdown(0, 2, TimeUnit.SECONDS);
+    return channel == connection();
   }
 }
