@@ -23,11 +23,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 /** The same Mutex on a real three-master Redis Cluster, with locks on every master. */
 class RedisClusterTest {
@@ -199,5 +205,35 @@ class RedisClusterTest {
     }
     onRestarted.close();
     onOther.close();
+  }
+
+  @Test
+  void inRedissonsLayout_aRedissonClusterClientsUnlock_handsTheLockToABatonWaiter_throughTheChannel() throws Exception {
+    String name = namePerMaster.get(1);
+    Config config = new Config();
+    config.useClusterServers().addNodeAddress(cluster.nodes().stream()
+        .map(node -> "redis://" + node.host() + ":" + node.port()).toArray(String[]::new));
+    RedissonClient redisson = Redisson.create(config);
+    ExecutorService redissonThread = Executors.newSingleThreadExecutor(); // RLock belongs to a thread
+    try {
+      RLock rlock = redisson.getLock(name);
+      redissonThread.submit(() -> rlock.lock()).get(10, TimeUnit.SECONDS);
+      // A 30 s waiter lease: the waiter's own re-check comes after 10 s at the earliest.
+      RedisBaton baton = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(30)));
+      Mutex mutex = baton.mutex(name, RedisMutexOptions.defaults().withLayout(RedisLockLayout.REDISSON));
+      assertThat(mutex.tryAcquire(Duration.ZERO)).isEmpty();
+      CompletableFuture<Lease> waiting = mutex.acquireAsync();
+      await().until(() -> mutex.waiters().size() == 1);
+
+      redissonThread.submit(rlock::unlock).get(10, TimeUnit.SECONDS);
+
+      try (Lease lease = waiting.get(5, TimeUnit.SECONDS)) {
+        assertThat(redissonThread.submit(() -> rlock.tryLock()).get(10, TimeUnit.SECONDS)).isFalse();
+        assertThat(mutex.holder().orElseThrow().fencingToken()).isEqualTo(lease.fencingToken());
+      }
+    } finally {
+      redissonThread.shutdownNow();
+      redisson.shutdown();
+    }
   }
 }
