@@ -138,9 +138,10 @@ class RedisClusterTest {
       CompletableFuture<Lease> waiting = waiterClient.mutex(name).acquireAsync();
       await().until(() -> waiterClient.mutex(name).waiters().size() == 1);
       String channel = "baton_lock_channel:{" + name + "}";
-      EmbeddedRedis subscriber = cluster.nodes().stream()
-          .filter(node -> raw(node).pubsubChannels(channel).contains(channel)).findFirst().orElseThrow();
-      subscribedOn.add(subscriber);
+      // The waiter queues, then subscribes, then tries once more: release once it listens.
+      await().until(() -> cluster.nodes().stream().anyMatch(node -> raw(node).pubsubChannels(channel).contains(channel)));
+      cluster.nodes().stream().filter(node -> raw(node).pubsubChannels(channel).contains(channel))
+          .forEach(subscribedOn::add);
       held.close();
       try (Lease next = waiting.get(5, TimeUnit.SECONDS)) {
         assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
