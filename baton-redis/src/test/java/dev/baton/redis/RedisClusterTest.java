@@ -15,6 +15,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -171,6 +173,18 @@ class RedisClusterTest {
         .isInstanceOf(ConnectionException.class)
         .hasMessageContaining("Redis Cluster at redis-cluster://127.0.0.1:" + closedPort)
         .hasMessageContaining("2000 ms");
+  }
+
+  @Test
+  @Timeout(30) // a hang is the failure; it fails within about the connect timeout
+  void aSeedThatAcceptsButNeverAnswers_failsAtConnect_namingTheAddress_ratherThanHanging() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      String uri = "redis-cluster://127.0.0.1:" + silent.getLocalPort(); // the kernel accepts; nobody reads
+      assertThatThrownBy(() -> RedisBaton.builder().uri(uri).connectTimeout(Duration.ofSeconds(1))
+          .commandTimeout(Duration.ofSeconds(1)).build())
+          .isInstanceOf(ConnectionException.class)
+          .hasMessageContaining("127.0.0.1:" + silent.getLocalPort());
+    }
   }
 
   @Test
