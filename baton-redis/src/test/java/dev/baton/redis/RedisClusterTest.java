@@ -130,9 +130,9 @@ class RedisClusterTest {
 
   @Test
   void aRelease_wakesTheWaiter_throughPubSub_evenWhenTheLocksMasterIsNotTheSubscribedNode() throws Exception {
-    // A 30 s waiter lease: the waiter's own re-check comes after 10 s at the earliest.
-    RedisBaton holderClient = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(30)));
-    RedisBaton waiterClient = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(30)));
+    // A 60 s waiter lease: the waiter's own re-check comes after 20 s at the earliest.
+    RedisBaton holderClient = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(60)));
+    RedisBaton waiterClient = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(60)));
     List<EmbeddedRedis> subscribedOn = new ArrayList<>();
     for (int i = 0; i < namePerMaster.size(); i++) {
       String name = namePerMaster.get(i);
@@ -145,7 +145,7 @@ class RedisClusterTest {
       cluster.nodes().stream().filter(node -> raw(node).pubsubChannels(channel).contains(channel))
           .forEach(subscribedOn::add);
       held.close();
-      try (Lease next = waiting.get(5, TimeUnit.SECONDS)) {
+      try (Lease next = waiting.get(15, TimeUnit.SECONDS)) {
         assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
       }
     }
@@ -233,16 +233,18 @@ class RedisClusterTest {
     try {
       RLock rlock = redisson.getLock(name);
       redissonThread.submit(() -> rlock.lock()).get(10, TimeUnit.SECONDS);
-      // A 30 s waiter lease: the waiter's own re-check comes after 10 s at the earliest.
-      RedisBaton baton = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(30)));
+      // A 60 s waiter lease: the waiter's own re-check comes after 20 s at the earliest.
+      RedisBaton baton = client(RedisBaton.builder().uri(cluster.uri()).waiterLease(Duration.ofSeconds(60)));
       Mutex mutex = baton.mutex(name, RedisMutexOptions.defaults().withLayout(RedisLockLayout.REDISSON));
       assertThat(mutex.tryAcquire(Duration.ZERO)).isEmpty();
       CompletableFuture<Lease> waiting = mutex.acquireAsync();
       await().until(() -> mutex.waiters().size() == 1);
+      String channel = "redisson_lock__channel:{" + name + "}";
+      await().until(() -> cluster.nodes().stream().anyMatch(node -> raw(node).pubsubChannels(channel).contains(channel)));
 
       redissonThread.submit(rlock::unlock).get(10, TimeUnit.SECONDS);
 
-      try (Lease lease = waiting.get(5, TimeUnit.SECONDS)) {
+      try (Lease lease = waiting.get(15, TimeUnit.SECONDS)) {
         assertThat(redissonThread.submit(() -> rlock.tryLock()).get(10, TimeUnit.SECONDS)).isFalse();
         assertThat(mutex.holder().orElseThrow().fencingToken()).isEqualTo(lease.fencingToken());
       }
