@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.BatonException;
 import dev.baton.ConnectionException;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedRedisCluster;
@@ -185,6 +186,16 @@ class RedisClusterTest {
           .isInstanceOf(ConnectionException.class)
           .hasMessageContaining("127.0.0.1:" + silent.getLocalPort());
     }
+  }
+
+  @Test
+  void aPlainRedisUri_ofOneClusterNode_failsALockOnAnotherMaster_sayingToNameTheCluster() {
+    EmbeddedRedis first = cluster.nodes().get(0);
+    RedisBaton single = client(RedisBaton.builder().uri(first.uri()));
+    assertThatThrownBy(() -> single.mutex(namePerMaster.get(1)).acquire(Duration.ofSeconds(5)))
+        .isInstanceOf(BatonException.class)
+        .hasMessageContaining("MOVED")
+        .hasMessageContaining("redis-cluster://");
   }
 
   @Test
