@@ -89,6 +89,18 @@ public final class EmbeddedRedis implements AutoCloseable {
     return p.pid();
   }
 
+  /**
+   * Starts a Redis Cluster of {@code masters} nodes on loopback and waits until every node reports
+   * {@code cluster_state:ok}; its {@link EmbeddedRedisCluster#uri()} is a {@code redis-cluster://}
+   * URI naming every node.
+   *
+   * @throws IllegalArgumentException if {@code masters} is not 1-16
+   * @throws BatonException if a node does not start or the cluster does not form within 30 s
+   */
+  public static EmbeddedRedisCluster cluster(int masters) {
+    return EmbeddedRedisCluster.start(masters);
+  }
+
   /** Starts a server on a free loopback port. */
   public static EmbeddedRedis start() {
     return builder().start();

@@ -16,18 +16,7 @@ class EmbeddedRedisTest {
     OutputStream out = socket.getOutputStream();
     out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
     out.flush();
-    return readLine(socket.getInputStream());
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    StringBuilder line = new StringBuilder();
-    int c;
-    while ((c = in.read()) != -1 && c != '\n') {
-      if (c != '\r') {
-        line.append((char) c);
-      }
-    }
-    return line.toString();
+    return Resp.readLine(socket.getInputStream());
   }
 
   @Test
@@ -55,7 +44,7 @@ class EmbeddedRedisTest {
       socket.getOutputStream().flush();
       assertThat(redis.isRunning()).isTrue();
       redis.resume();
-      assertThat(readLine(socket.getInputStream())).isEqualTo("+PONG");
+      assertThat(Resp.readLine(socket.getInputStream())).isEqualTo("+PONG");
     }
   }
 
@@ -67,11 +56,35 @@ class EmbeddedRedisTest {
       socket.getOutputStream().write("SENTINEL get-master-addr-by-name demo-master\r\n".getBytes(StandardCharsets.US_ASCII));
       socket.getOutputStream().flush();
       InputStream in = socket.getInputStream();
-      assertThat(readLine(in)).isEqualTo("*2");
-      readLine(in);
-      assertThat(readLine(in)).isEqualTo(master.host());
-      readLine(in);
-      assertThat(readLine(in)).isEqualTo(Integer.toString(master.port()));
+      assertThat(Resp.readLine(in)).isEqualTo("*2");
+      Resp.readLine(in);
+      assertThat(Resp.readLine(in)).isEqualTo(master.host());
+      Resp.readLine(in);
+      assertThat(Resp.readLine(in)).isEqualTo(Integer.toString(master.port()));
+    }
+  }
+
+  @Test
+  void aCluster_ofThreeMasters_coversEverySlot_redirectsAKeyToItsMaster_andTakesAReplica() throws Exception {
+    try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3)) {
+      assertThat(cluster.nodes()).hasSize(3);
+      for (EmbeddedRedis node : cluster.nodes()) {
+        String info = Resp.send(node, "CLUSTER", "INFO");
+        assertThat(info).contains("cluster_state:ok", "cluster_slots_assigned:16384", "cluster_known_nodes:3");
+      }
+      // "foo" hashes to slot 12182, in the last third: the first node redirects there.
+      EmbeddedRedis owner = cluster.nodeForSlot(12182);
+      assertThat(owner).isSameAs(cluster.nodes().get(2));
+      assertThat(Resp.send(cluster.nodes().get(0), "SET", "foo", "bar"))
+          .isEqualTo("MOVED 12182 " + owner.host() + ":" + owner.port());
+      assertThat(Resp.send(owner, "SET", "foo", "bar")).isEqualTo("OK");
+      EmbeddedRedis replica = cluster.addReplica(owner);
+      assertThat(cluster.replicas()).containsExactly(replica);
+      assertThat(Resp.send(replica, "INFO", "replication"))
+          .contains("role:slave", "master_port:" + owner.port(), "master_link_status:up");
+      assertThat(Resp.send(cluster.nodes().get(0), "CLUSTER", "INFO")).contains("cluster_known_nodes:4");
+      assertThat(cluster.uri()).isEqualTo("redis-cluster://" + cluster.nodes().stream()
+          .map(n -> n.host() + ":" + n.port()).collect(java.util.stream.Collectors.joining(",")));
     }
   }
 }

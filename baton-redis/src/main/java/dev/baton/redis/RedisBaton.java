@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A client of one Redis server (or a Sentinel-watched master) that hands out the same {@link Mutex}
+ * A client of one Redis server, a Sentinel-watched master, or a Redis Cluster, that hands out the same {@link Mutex}
  * and {@link dev.baton.lock.Lease} as the ZooKeeper client: code written against those interfaces
  * runs on either backend. Thread-safe; one per process and server is plenty.
  *
@@ -32,7 +32,10 @@ import java.util.Objects;
  *
  * <p><b>Connection loss</b>: the client reconnects by itself. Commands sent while it is
  * disconnected fail at once rather than queue; waiters keep their place in the queue for the
- * {@link Builder#waiterLease waiter lease} and try again when the connection is back.
+ * {@link Builder#waiterLease waiter lease} and try again when the connection is back. In a
+ * cluster each master has a connection of its own: while one master is unreachable, the leases
+ * of this client may turn {@code SUSPECT} until their next renewal, those on that master go on to
+ * {@code LOST} if it stays away past their validity, and locks on the other masters go on.
  */
 public final class RedisBaton implements AutoCloseable {
   private final RedisSession session;
@@ -44,10 +47,12 @@ public final class RedisBaton implements AutoCloseable {
   /**
    * Connects to the server at {@code uri}, as Lettuce reads it: {@code redis://[user:password@]host:port[/db]},
    * {@code rediss://} for TLS, {@code redis-sentinel://host:26379[,host2:26379]/db#master} for a
-   * master that Sentinel watches. Default settings otherwise.
+   * master that Sentinel watches, {@code redis-cluster://host:7000[,host2:7001]} for a Redis
+   * Cluster found from any of those seed nodes ({@code rediss-cluster://} for TLS). Default
+   * settings otherwise.
    *
-   * @throws ConnectionException if the server does not answer within the connect timeout (10 s),
-   *     naming the address
+   * @throws ConnectionException if the server (for a cluster: every seed) does not answer within
+   *     the connect timeout (10 s), naming the address
    * @throws IllegalArgumentException if {@code uri} cannot be read, naming it
    */
   public static RedisBaton connect(String uri) {
@@ -62,7 +67,9 @@ public final class RedisBaton implements AutoCloseable {
    * A mutex on {@code name} in the {@link RedisLockLayout#PLAIN plain layout}: the lock is the key
    * {@code name}. Cheap: no request is sent until it is used.
    *
-   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8,
+   *     or, on a Redis Cluster, has braces that would spread the lock's keys over several slots
+   *     (such as <code>a&#123;b</code>: use no braces, or one non-empty {@code {hash tag}})
    * @throws ClientClosedException if this client is closed
    */
   public Mutex mutex(String name) {
@@ -107,7 +114,7 @@ public final class RedisBaton implements AutoCloseable {
 
     private Builder() {}
 
-    /** The server, as {@link RedisBaton#connect(String)} reads it; required. */
+    /** The server, Sentinel or cluster, as {@link RedisBaton#connect(String)} reads it; required. */
     public Builder uri(String uri) {
       Objects.requireNonNull(uri, "uri must not be null");
       if (uri.isBlank()) {

@@ -1,6 +1,8 @@
 /**
  * Baton on Redis: {@link dev.baton.redis.RedisBaton} gives the same {@link dev.baton.lock.Mutex}
- * and {@link dev.baton.lock.Lease} as the ZooKeeper client, on a Redis server.
+ * and {@link dev.baton.lock.Lease} as the ZooKeeper client, on a Redis server, a master that
+ * Sentinel watches, or a Redis Cluster (every key of one lock shares the hash tag {@code {name}},
+ * so each lock lives on one master; different locks spread over the masters).
  *
  * <h2>What Redis cannot promise that ZooKeeper can</h2>
  * <ul>
@@ -11,7 +13,8 @@
  *   <li>Redis replicates asynchronously: a master that fails before its replica got the grant
  *       hands the lock to a second client after the failover. ZooKeeper commits a lock node on a
  *       quorum before anyone is told it holds it. {@link dev.baton.redis.RedisMutexOptions#withReplicaAcks}
- *       narrows that window without closing it.</li>
+ *       narrows that window without closing it. A Redis Cluster's failover is the same
+ *       asynchronous promotion.</li>
  *   <li>Expiry is judged by the server's clock and the lease's validity by the client's: a clock
  *       that jumps or runs fast on the server ends a lease early. {@code validUntil()} subtracts
  *       a drift margin (1% of the TTL plus 2 ms) to cover rates, not jumps.</li>

@@ -8,13 +8,11 @@ import dev.baton.ClientClosedException;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,29 +62,7 @@ class RedisMutexTest extends RedisTestSupport {
   void holder_namesHostPidThreadAndToken_andWaitersAreListedInOrder() throws Exception {
     Mutex mutex = client().mutex("report");
     Lease lease = mutex.acquire();
-    Optional<LockOwner> holder = mutex.holder();
-    assertThat(holder).isPresent();
-    assertThat(holder.get().pid()).isEqualTo(ProcessHandle.current().pid());
-    assertThat(holder.get().thread()).isEqualTo(Thread.currentThread().getName());
-    assertThat(holder.get().fencingToken()).isEqualTo(lease.fencingToken());
-    assertThat(holder.get().host()).isNotEmpty();
-
-    Mutex second = client().mutex("report");
-    Mutex third = client().mutex("report");
-    CompletableFuture<Lease> w1 = second.acquireAsync();
-    await().until(() -> mutex.waiters().size() == 1);
-    CompletableFuture<Lease> w2 = third.acquireAsync();
-    await().until(() -> mutex.waiters().size() == 2);
-    List<LockOwner> waiters = mutex.waiters();
-    assertThat(waiters.get(0).queuedAt()).isBeforeOrEqualTo(waiters.get(1).queuedAt());
-
-    lease.close();
-    Lease l1 = w1.get(5, TimeUnit.SECONDS);
-    assertThat(w2).isNotDone();
-    assertThat(mutex.holder().orElseThrow().node()).isEqualTo(waiters.get(0).node());
-    l1.close();
-    w2.get(5, TimeUnit.SECONDS).close();
-    await().until(() -> mutex.holder().isEmpty() && mutex.waiters().isEmpty());
+    LockReads.assertHolderAndWaitersInOrder(mutex, lease, client().mutex("report"), client().mutex("report"));
   }
 
   @Test

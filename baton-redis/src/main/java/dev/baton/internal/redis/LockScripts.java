@@ -2,7 +2,7 @@ package dev.baton.internal.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,7 +15,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The lock's Lua scripts (resources beside this class), sent by digest; a server that does not know
- * a script (new, restarted, or its cache flushed) gets its text once more.
+ * a script (new, restarted, or its cache flushed) gets its text once more. Each script takes all of
+ * one lock's keys, which share a hash tag, so in a cluster it runs on the master of their slot.
  */
 enum LockScripts {
   ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
@@ -35,7 +36,7 @@ enum LockScripts {
   }
 
   /** Runs the script with {@code keys} and {@code args}; the future fails as the command did. */
-  <T> CompletableFuture<T> run(RedisAsyncCommands<String, String> commands, String[] keys, String... args) {
+  <T> CompletableFuture<T> run(RedisClusterAsyncCommands<String, String> commands, String[] keys, String... args) {
     CompletableFuture<T> bySha = commands.<T>evalsha(sha, output, keys, args).toCompletableFuture();
     return bySha.exceptionallyCompose(error -> {
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;

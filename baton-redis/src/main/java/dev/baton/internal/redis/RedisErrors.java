@@ -27,8 +27,10 @@ final class RedisErrors {
     Throwable e = unwrap(error);
     if (e instanceof RedisCommandExecutionException) {
       String message = String.valueOf(e.getMessage());
-      // A server that is loading its data, or a replica promoted meanwhile, will answer later.
-      return message.startsWith("LOADING") || message.startsWith("READONLY") || message.startsWith("MASTERDOWN");
+      // A server that is loading its data, or a replica promoted meanwhile, will answer later; so
+      // will a cluster that lost a master (CLUSTERDOWN) or is moving the slot (TRYAGAIN).
+      return message.startsWith("LOADING") || message.startsWith("READONLY") || message.startsWith("MASTERDOWN")
+          || message.startsWith("CLUSTERDOWN") || message.startsWith("TRYAGAIN");
     }
     return e instanceof RedisCommandTimeoutException || e instanceof RedisConnectionException
         || e instanceof IOException || e instanceof RedisException;
@@ -49,7 +51,9 @@ final class RedisErrors {
           ? "; the key holds another kind of value: is it used by something else, or locked in the other layout (RedisLockLayout)?"
           : message.contains("can't run this command") || message.contains("NOPERM")
               ? "; the ACL user needs +@read +@write +@scripting +@pubsub +@connection +time +wait on the lock's keys and channels"
-              : "";
+              : message.startsWith("MOVED") || message.startsWith("ASK")
+                  ? "; is the URI one of a Redis Cluster node? Name the cluster as redis-cluster://host:port[,host2:port2]"
+                  : "";
       return new BatonException("Redis at " + address + " refused " + what + ": " + message + hint, e);
     }
     if (isTransient(e)) {

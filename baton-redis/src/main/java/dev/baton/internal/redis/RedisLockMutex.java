@@ -10,7 +10,6 @@ import dev.baton.lock.Mutex;
 import dev.baton.redis.LockNotReplicatedException;
 import dev.baton.redis.RedisLockLayout;
 import dev.baton.redis.RedisMutexOptions;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,8 +45,9 @@ public final class RedisLockMutex implements Mutex {
     this.name = checkName(name);
     this.options = Objects.requireNonNull(options, "options");
     this.keys = new LockKeys(name, options.layout());
+    session.checkOneSlot(name, keys.all());
     if (options.replicaAcks() > 0) {
-      session.replicatedCommands(); // connects now, on the caller's thread, not later on an I/O thread
+      session.prepareReplicated(keys.lock()); // connects now, on the caller's thread, not later on an I/O thread
     }
     if (options.localHandOvers() > 0) {
       cohort = new LocalCohort(this, session, options.localHandOvers());
@@ -86,11 +86,10 @@ public final class RedisLockMutex implements Mutex {
 
   /** Runs {@code script} on this lock's keys, on the connection this lock's commands go through. */
   <T> CompletableFuture<T> scripts(LockScripts script, String... args) {
-    return script.run(commands(), keys.all(), args);
-  }
-
-  private RedisAsyncCommands<String, String> commands() {
-    return options.replicaAcks() > 0 ? session.replicatedCommands() : session.commands();
+    if (options.replicaAcks() > 0) {
+      return session.replicated(keys.lock(), commands -> script.run(commands, keys.all(), args));
+    }
+    return script.run(session.commands(), keys.all(), args);
   }
 
   /** Completes once {@code hold}'s grant is as safe as the options ask: acknowledged by the replicas. */
@@ -100,7 +99,7 @@ public final class RedisLockMutex implements Mutex {
       return CompletableFuture.completedFuture(null);
     }
     Duration timeout = options.replicaTimeout();
-    return commands().waitForReplication(wanted, timeout.toMillis()).toCompletableFuture()
+    return session.replicated(keys.lock(), commands -> commands.waitForReplication(wanted, timeout.toMillis()))
         .thenAccept(acknowledged -> {
           if (acknowledged < wanted) {
             throw new LockNotReplicatedException(name, wanted, acknowledged, timeout);

@@ -1,18 +1,9 @@
 package dev.baton.internal.redis;
 
 import dev.baton.ClientClosedException;
-import dev.baton.ConnectionException;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.SocketAddress;
@@ -22,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,13 +23,14 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Redis client's connections and what every lock of it shares: one command connection (Lettuce
- * pipelines every thread's commands on it), one pub/sub connection for release notices, a timer
+ * A Redis client's connections ({@link RedisLink}: one server, or a cluster) and what every lock
+ * of it shares: the command connection (Lettuce pipelines every thread's commands on it), the
+ * pub/sub connection for release notices, a timer
  * for renewals and re-checks, an executor for listeners and async results, and the leases and
  * waiters that {@link #close()} ends.
  */
@@ -46,10 +39,7 @@ public final class RedisSession {
   private static final AtomicInteger CLIENTS = new AtomicInteger();
 
   private final RedisSettings settings;
-  private final String address;
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
-  private final StatefulRedisPubSubConnection<String, String> pubSub;
+  private final RedisLink link;
   private final ReleaseNotices notices;
   private final ScheduledExecutorService timer;
   private final ExecutorService events;
@@ -63,92 +53,32 @@ public final class RedisSession {
   /** Weakly: a cohort lives as long as its mutex object, which the user may drop at any time. */
   private final Set<LocalCohort> cohorts = java.util.Collections.synchronizedSet(
       java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
-  private volatile StatefulRedisConnection<String, String> replicated;
   private volatile boolean closed;
 
-  private RedisSession(RedisSettings settings, String address, RedisClient client,
-      StatefulRedisConnection<String, String> connection, StatefulRedisPubSubConnection<String, String> pubSub) {
+  private RedisSession(RedisSettings settings, RedisLink link) {
     this.settings = settings;
-    this.address = address;
-    this.client = client;
-    this.connection = connection;
-    this.pubSub = pubSub;
+    this.link = link;
     int n = CLIENTS.incrementAndGet();
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, daemon("baton-redis-timer-" + n));
     scheduler.setRemoveOnCancelPolicy(true);
     this.timer = scheduler;
     this.events = Executors.newSingleThreadExecutor(daemon("baton-redis-events-" + n));
-    this.notices = new ReleaseNotices(pubSub, scheduler, settings.waiterLease().toMillis());
-    pubSub.addListener(notices);
+    this.notices = new ReleaseNotices(link.pubSub(), scheduler, settings.waiterLease().toMillis());
+    link.pubSub().addListener(notices);
   }
 
-  /** Connects as {@code settings} say. */
+  /**
+   * Connects as {@code settings} say: to a Redis Cluster for {@code redis-cluster://}, else to one
+   * server or the master Sentinel names.
+   */
   public static RedisSession open(RedisSettings settings) {
-    RedisURI uri = parse(settings);
-    String address = describe(uri);
-    RedisClient client = RedisClient.create(uri);
-    ClientOptions.Builder options = ClientOptions.builder();
-    if (settings.trustStore() != null) {
-      options.sslOptions(io.lettuce.core.SslOptions.builder()
-          .truststore(settings.trustStore().toFile(), settings.trustStorePassword()).build());
-    }
-    client.setOptions(options
-        .autoReconnect(true)
-        // Fail commands at once while disconnected: a renewal that waited in a queue would hide
-        // the outage the lease must report.
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).keepAlive(true).build())
-        .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-        .build());
-    StatefulRedisConnection<String, String> connection = null;
-    try {
-      connection = client.connect(StringCodec.UTF8);
-      StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-      RedisSession session = new RedisSession(settings, address, client, connection, pubSub);
-      client.addListener(session.new ConnectionWatch());
-      return session;
-    } catch (RuntimeException e) {
-      if (connection != null) {
-        connection.closeAsync();
-      }
-      client.shutdownAsync(0, 2, TimeUnit.SECONDS);
-      throw new ConnectionException("Could not connect to Redis at " + address + " within "
-          + settings.connectTimeout().toMillis() + " ms; is the server running and reachable? ("
-          + RedisErrors.unwrap(e).getMessage() + ")", e);
-    }
-  }
-
-  private static RedisURI parse(RedisSettings settings) {
-    RedisURI uri;
-    try {
-      uri = RedisURI.create(settings.uri());
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("Cannot read the Redis URI '" + settings.uri() + "': " + e.getMessage()
-          + " (expected redis://host:port, rediss://host:port or redis-sentinel://host:port#master)", e);
-    }
-    if (settings.user() != null) {
-      uri.setUsername(settings.user());
-    }
-    if (settings.password() != null) {
-      uri.setPassword(settings.password());
-    }
-    if (settings.tls()) {
-      uri.setSsl(true);
-    }
-    uri.setTimeout(settings.commandTimeout());
-    return uri;
-  }
-
-  private static String describe(RedisURI uri) {
-    if (!uri.getSentinels().isEmpty()) {
-      return "sentinel " + uri.getSentinels().stream().map(s -> s.getHost() + ":" + s.getPort())
-          .collect(Collectors.joining(",")) + " master " + uri.getSentinelMasterId();
-    }
-    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort();
+    RedisSession session = new RedisSession(settings, RedisLink.open(settings));
+    session.link.addListener(session.new ConnectionWatch());
+    return session;
   }
 
   public String address() {
-    return address;
+    return link.address();
   }
 
   public void checkOpen() {
@@ -158,7 +88,7 @@ public final class RedisSession {
   }
 
   ClientClosedException closedException() {
-    return new ClientClosedException("Redis at " + address);
+    return new ClientClosedException("Redis at " + link.address());
   }
 
   boolean isClosed() {
@@ -169,19 +99,25 @@ public final class RedisSession {
     return settings;
   }
 
-  RedisAsyncCommands<String, String> commands() {
-    return connection.async();
+  /** The commands every lock shares; see {@link RedisLink#commands()}. */
+  RedisClusterAsyncCommands<String, String> commands() {
+    return link.commands();
   }
 
-  /**
-   * The connection for locks that wait for replicas: {@code WAIT} blocks the connection it is
-   * sent on until the replicas answer, so it gets one of its own rather than stall everyone's.
-   */
-  synchronized RedisAsyncCommands<String, String> replicatedCommands() {
-    if (replicated == null) {
-      replicated = client.connect(StringCodec.UTF8);
-    }
-    return replicated.async();
+  /** Runs {@code work} where a lock that waits for replicas sends its commands; see {@link RedisLink#replicated}. */
+  <T> CompletableFuture<T> replicated(String key,
+      Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> work) {
+    return link.replicated(key, work);
+  }
+
+  /** Gets ready for {@link #replicated} on the caller's thread. */
+  void prepareReplicated(String key) {
+    link.prepareReplicated(key);
+  }
+
+  /** @throws IllegalArgumentException if the deployment cannot serve {@code keys} in one script */
+  void checkOneSlot(String name, String[] keys) {
+    link.checkOneSlot(name, keys);
   }
 
   ReleaseNotices notices() {
@@ -261,16 +197,11 @@ public final class RedisSession {
           .get(settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       log.warn("Not every lock of the client for {} was released before it closed; they expire with their TTL",
-          address);
+          link.address());
     }
     timer.shutdownNow();
     events.shutdown();
-    pubSub.closeAsync();
-    if (replicated != null) {
-      replicated.closeAsync();
-    }
-    connection.close();
-    client.shutdown(0, 2, TimeUnit.SECONDS);
+    link.close();
   }
 
   private static String hostName() {
@@ -296,7 +227,7 @@ public final class RedisSession {
       if (closed) {
         return;
       }
-      if (channel == connection) {
+      if (link.carriesCommands(channel)) {
         holds.forEach(RedisHold::renewSoon);
       }
       // Release notices sent while the connection was down are lost: look again.
@@ -305,7 +236,7 @@ public final class RedisSession {
 
     @Override
     public void onRedisDisconnected(RedisChannelHandler<?, ?> channel) {
-      if (channel == connection && !closed) {
+      if (link.carriesCommands(channel) && !closed) {
         holds.forEach(RedisHold::connectionLost);
       }
     }
