@@ -74,6 +74,17 @@ class NoSilentRetryTest extends ClusterTestSupport {
   }
 
   @Test
+  void treeCache_ofAPathThisIdentityMayNotRead_stopsAndAwaitInitializedThrowsNotAuthorized() throws Exception {
+    aliceOwns("/fatal/cached", new java.util.ArrayList<>(List.of(new ACL(ZooDefs.Perms.ALL, digestId("alice")))));
+    dev.baton.cache.TreeCache cache = closing(bob().cache("/fatal/cached"));
+
+    assertThatThrownBy(() -> cache.start().awaitInitialized(WAIT))
+        .isInstanceOf(NotAuthorizedException.class).hasMessageContaining("/fatal/cached");
+    assertThat(cache.failure()).containsInstanceOf(NotAuthorizedException.class);
+    assertThat(cache.isSynced()).isFalse();
+  }
+
+  @Test
   void leaderLatch_clientClosedWhileQueued_reportsClientClosed() throws Exception {
     LeaderLatch leader = closing(alice().leaderLatch("/fatal/closed-latch", "alice"));
     leader.start();

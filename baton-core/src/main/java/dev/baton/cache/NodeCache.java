@@ -29,6 +29,13 @@ public interface NodeCache extends AutoCloseable {
   /** See {@link TreeCache#isSynced()}. */
   boolean isSynced();
 
+  /**
+   * Why the copy stopped following the ensemble, if it did: an error retrying cannot cure, such
+   * as the path's ACL refusing this client's identity ({@link dev.baton.NotAuthorizedException}),
+   * or the client closed. The copy keeps what it had; {@link #awaitInitialized} throws this error.
+   */
+  java.util.Optional<RuntimeException> failure();
+
   /** The node as last seen, empty if it is absent (or not loaded yet); no request. */
   Optional<CachedNode> current();
 

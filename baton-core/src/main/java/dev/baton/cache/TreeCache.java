@@ -58,6 +58,8 @@ public interface TreeCache extends AutoCloseable {
    * @throws IllegalArgumentException if {@code timeout} is negative
    * @throws IllegalStateException if not started
    * @throws dev.baton.BatonInterruptedException if interrupted (the interrupt flag is set again)
+   * @throws RuntimeException the {@link #failure()} if the copy stopped following the ensemble
+   *     (a {@link dev.baton.NotAuthorizedException} naming the path, say), at once
    */
   boolean awaitInitialized(Duration timeout);
 
@@ -66,6 +68,13 @@ public interface TreeCache extends AutoCloseable {
    * which is up. False from a disconnection until the reload after it is complete.
    */
   boolean isSynced();
+
+  /**
+   * Why the copy stopped following the ensemble, if it did: an error retrying cannot cure, such
+   * as the path's ACL refusing this client's identity ({@link dev.baton.NotAuthorizedException}),
+   * or the client closed. The copy keeps what it had; {@link #awaitInitialized} throws this error.
+   */
+  java.util.Optional<RuntimeException> failure();
 
   /** The node at {@code path} (a client path at or under {@link #path()}), if the copy holds it; no request. */
   Optional<CachedNode> get(String path);

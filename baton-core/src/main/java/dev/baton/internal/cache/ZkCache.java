@@ -45,6 +45,8 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
     this.session = session;
     this.path = path;
     this.sync = new TreeSync<>(session, session.settings().onServer(path), scope, tree, this::nodeOf, this);
+    // A refusal retrying cannot cure ends the wait for the first load: awaitInitialized throws it.
+    sync.failure.add(error -> initialized.countDown(), Runnable::run);
   }
 
   /** A cache of {@code path} and its subtree; {@code path} already checked. */
@@ -106,11 +108,18 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
     }
     long nanos = Durations.timeoutNanos(timeout);
     try {
+      boolean done;
       if (nanos < 0) {
         initialized.await();
-        return true;
+        done = true;
+      } else {
+        done = initialized.await(nanos, TimeUnit.NANOSECONDS);
       }
-      return initialized.await(nanos, TimeUnit.NANOSECONDS);
+      Optional<RuntimeException> failed = sync.failure.failure();
+      if (failed.isPresent()) {
+        throw failed.get();
+      }
+      return done;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new BatonInterruptedException("Interrupted while waiting for the cache of " + path, e);
@@ -120,6 +129,11 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
   @Override
   public boolean isSynced() {
     return sync.isSynced();
+  }
+
+  @Override
+  public Optional<RuntimeException> failure() {
+    return sync.failure.failure();
   }
 
   @Override
