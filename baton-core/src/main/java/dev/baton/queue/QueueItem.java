@@ -35,6 +35,14 @@ public interface QueueItem<T> extends AutoCloseable {
   String path();
 
   /**
+   * Which delivery of the item this is: 1 the first time, and one more for each earlier delivery
+   * that a {@linkplain DistributedQueue#consume consumer}'s handler failed (see {@link
+   * ConsumerOptions}). Kept with the item on the ensemble (its node's data version), so it counts
+   * across consumers and clients. Local state, read when the item was taken.
+   */
+  int attempt();
+
+  /**
    * Whether the claim can still be trusted: not finished, and its session neither expired nor
    * silent past the session timeout (as {@link Lease#isValid()}, but {@code true} while the
    * connection is only suspended). A long job may look before committing what it did; only
