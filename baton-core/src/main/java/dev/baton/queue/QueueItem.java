@@ -59,8 +59,10 @@ public interface QueueItem<T> extends AutoCloseable {
    * sends again (a repeat after a lost reply finds the claim gone and knows the first one was
    * applied). Session expiry: the claim is gone with the session and another consumer may hold
    * the item, so nothing is deleted and {@link ClaimLostException} is thrown; if an earlier
-   * attempt's reply was lost, the item is looked up first, and if it is gone the acknowledgement
-   * counts as done. No timeout of its own.
+   * attempt's reply was lost, the item is looked up first, and if it is gone {@link
+   * OutcomeUnknownException} is thrown: this call's acknowledgement or another consumer's (one that
+   * took the item once the claim was gone) removed it, and which cannot be told. No timeout of its
+   * own.
    *
    * @throws ClaimLostException if the claim was lost (the item will be, or was, delivered again)
    * @throws IllegalStateException if the item was given back

@@ -243,17 +243,22 @@ final class ZkQueueItem<T> implements QueueItem<T> {
 
   /**
    * The claim's session is gone. If an attempt's reply was lost, that attempt may have been
-   * applied: the item's absence (or a new node in its place) says it was, or that another
-   * consumer acknowledged it; either way it will not be delivered again.
+   * applied: the item's absence (or a new node in its place) says that either it was, or another
+   * consumer took the item once the claim was gone and acknowledged it. Which one cannot be told
+   * (the claim went with the session), so the caller hears the outcome is unknown rather than
+   * "done": the chaos run found two consumers both told their acknowledgement landed.
    */
   private void lost(boolean maybeApplied, String reason) {
+    state = State.LOST;
     if (maybeApplied) {
       Stat stat = Retrying.call(session, path, zk -> zk.exists(serverItemPath, false));
       if (stat == null || stat.getCzxid() != claimed.czxid()) {
-        return;
+        throw new OutcomeUnknownException(path, "The reply to the acknowledgement of " + path + " was"
+            + " lost, then the claim went with its session (" + reason + "); the item is gone,"
+            + " acknowledged either by this call or by another consumer that took it after the claim was"
+            + " lost. It will not be delivered again.", null);
       }
     }
-    state = State.LOST;
     throw new ClaimLostException(path, reason);
   }
 
