@@ -60,6 +60,8 @@ final class ConfigSync implements SessionObserver {
   private boolean loading;
   private int pending;
   private boolean loadFailed;
+  /** Loads failed in a row for a reason other than the connection: grows the pause before the next. */
+  private int failedLoads;
   private boolean synced;
   private boolean closed;
   private boolean removalPending;
@@ -320,7 +322,8 @@ final class ConfigSync implements SessionObserver {
       if (!Errors.isConnectionProblem(code)) {
         log.warn("Loading the config under {} failed at {}: {}; trying again", serverPrefix, pathOf(key), code);
         Session.Handle handle = watched;
-        session.schedule(() -> retryLoad(handle), session.settings().retryPolicy().delayBefore(1).toNanos());
+        long delay = session.settings().retryPolicy().delayBefore(Math.min(++failedLoads, 10)).toNanos();
+        session.schedule(() -> retryLoad(handle), delay);
       }
       // On connection loss the reconnection loads again.
     }
@@ -346,6 +349,7 @@ final class ConfigSync implements SessionObserver {
     if (--pending == 0) {
       loading = false;
       if (!loadFailed && session.state().isConnected()) {
+        failedLoads = 0;
         setSynced(true);
         sink.synced();
       }
