@@ -158,4 +158,21 @@ class NoSilentRetryTest extends ClusterTestSupport {
       item.ack();
     }
   }
+
+  @Test
+  void queueConsumer_deadLetterPathRefused_stopsReportsAndLeavesTheItemInTheQueue() throws Exception {
+    aliceOwns("/fatal/letters", ALICE_ALL_OTHERS_READ);
+    DistributedQueue<String> queue = bob().queue("/fatal/poisoned", Codec.utf8());
+    queue.put("poison");
+    QueueConsumer consumer = closing(queue.consume(item -> {
+      throw new IllegalStateException("cannot ship " + item);
+    }, dev.baton.queue.ConsumerOptions.defaults().withMaxAttempts(1).withDeadLetterPath("/fatal/letters")));
+    CompletableFuture<RuntimeException> told = heard(consumer::addFailureListener);
+
+    assertThat(told.get(20, TimeUnit.SECONDS)).isInstanceOf(NotAuthorizedException.class)
+        .hasMessageContaining("/fatal/letters");
+    assertThat(consumer.isRunning()).isFalse();
+    assertThat(queue.size()).isEqualTo(1);
+    assertThat(raw.children("/fatal/letters")).isEmpty();
+  }
 }

@@ -162,8 +162,9 @@ public interface DistributedQueue<T> {
   /**
    * Hands items to {@code handler} one after another, on a thread of the consumer's own, until
    * the returned consumer is closed: an item is acknowledged when the handler returns, and given
-   * back when it throws (so an item that always fails comes back again and again: catch what
-   * you want to drop, and return). For handlers that run long: the item stays claimed as long
+   * back when it throws, after a back-off that grows with each failure of the item; an item whose
+   * tenth delivery fails too moves to {@code <queue path>/dead} ({@link ConsumerOptions#defaults()},
+   * where the rules are). For handlers that run long: the item stays claimed as long
    * as the client's session lives. Call again for more consumers. Connection loss and session
    * expiry while waiting for an item: as {@link #take()}; while an item is handled: its
    * acknowledgement may fail ({@link QueueItem#ack()}), which is logged, and the consumer goes on.
@@ -172,4 +173,11 @@ public interface DistributedQueue<T> {
 
   /** As {@link #consume(QueueHandler)}, running the handler on {@code executor}. */
   QueueConsumer consume(QueueHandler<? super T> handler, Executor executor);
+
+  /**
+   * As {@link #consume(QueueHandler)}, with the executor, the back-off between deliveries of a
+   * failing item, and where items go that fail too often, as {@code options} say. {@link
+   * #consume(QueueHandler)} uses {@link ConsumerOptions#defaults()}.
+   */
+  QueueConsumer consume(QueueHandler<? super T> handler, ConsumerOptions options);
 }

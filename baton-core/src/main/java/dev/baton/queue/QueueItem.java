@@ -35,6 +35,14 @@ public interface QueueItem<T> extends AutoCloseable {
   String path();
 
   /**
+   * Which delivery of the item this is: 1 the first time, and one more for each earlier delivery
+   * that a {@linkplain DistributedQueue#consume consumer}'s handler failed (see {@link
+   * ConsumerOptions}). Kept with the item on the ensemble (its node's data version), so it counts
+   * across consumers and clients. Local state, read when the item was taken.
+   */
+  int attempt();
+
+  /**
    * Whether the claim can still be trusted: not finished, and its session neither expired nor
    * silent past the session timeout (as {@link Lease#isValid()}, but {@code true} while the
    * connection is only suspended). A long job may look before committing what it did; only
@@ -51,8 +59,10 @@ public interface QueueItem<T> extends AutoCloseable {
    * sends again (a repeat after a lost reply finds the claim gone and knows the first one was
    * applied). Session expiry: the claim is gone with the session and another consumer may hold
    * the item, so nothing is deleted and {@link ClaimLostException} is thrown; if an earlier
-   * attempt's reply was lost, the item is looked up first, and if it is gone the acknowledgement
-   * counts as done. No timeout of its own.
+   * attempt's reply was lost, the item is looked up first, and if it is gone {@link
+   * OutcomeUnknownException} is thrown: this call's acknowledgement or another consumer's (one that
+   * took the item once the claim was gone) removed it, and which cannot be told. No timeout of its
+   * own.
    *
    * @throws ClaimLostException if the claim was lost (the item will be, or was, delivered again)
    * @throws IllegalStateException if the item was given back

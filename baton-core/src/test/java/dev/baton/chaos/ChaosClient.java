@@ -112,6 +112,11 @@ final class ChaosClient {
     stalling = true;
     proxies().blackhole();
     workers.forEach(worker -> worker.stop(true));
+    for (int i = 0; i < workers.size(); i++) {
+      if (workers.get(i).interruptedOnCrash()) {
+        threads.get(i).interrupt();
+      }
+    }
   }
 
   /** Tells the workers to finish their round and leave, closing what they opened. */

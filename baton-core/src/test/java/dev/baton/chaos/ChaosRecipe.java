@@ -24,6 +24,8 @@ final class ChaosRecipe {
   final MutualExclusionChecker checker;
 
   final LongAdder exclusiveSections = new LongAdder();
+  /** Operations that succeeded, for recipes that hold data rather than sections (queue, counter). */
+  final LongAdder operations = new LongAdder();
   final LongAdder sharedSections = new LongAdder();
   /** Sections ended by a SUSPECT or LOST notice rather than by their holder. */
   final LongAdder lostNotices = new LongAdder();
@@ -68,7 +70,7 @@ final class ChaosRecipe {
 
   /** Sections entered by holders so far. */
   long sections() {
-    return exclusiveSections.sum() + sharedSections.sum();
+    return exclusiveSections.sum() + sharedSections.sum() + operations.sum();
   }
 
   void failed(RuntimeException e) {

@@ -5,16 +5,21 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.BatonException;
+import dev.baton.Codec;
 import dev.baton.HelperZk;
 import dev.baton.chaos.ChaosSchedule.Fault;
 import dev.baton.chaos.ChaosSchedule.Kind;
 import dev.baton.chaos.ChaosWorker.Acquirer;
+import dev.baton.chaos.DataWorkers.CounterWorker;
+import dev.baton.chaos.DataWorkers.QueueWorker;
 import dev.baton.chaos.ChaosWorker.LatchWorker;
 import dev.baton.chaos.ChaosWorker.LockWorker;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
+import dev.baton.queue.DistributedQueue;
+import dev.baton.queue.QueueItem;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
@@ -25,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.zookeeper.data.Stat;
@@ -63,6 +69,12 @@ import org.junit.jupiter.api.Test;
  *       is left under the recipes' paths.</li>
  *   <li>No caller sees an exception other than a {@link BatonException}; timeouts and connection
  *       errors while faults run are expected, and counted.</li>
+ *   <li>Queue ({@link QueueHistory}): every item whose put returned is acknowledged exactly once
+ *       or still queued at the end; none acknowledged twice; no acknowledgement succeeds after
+ *       another consumer had taken the item. Out-of-order first deliveries are only counted: a
+ *       claim lost with its session lets later items of a producer pass legitimately.</li>
+ *   <li>Counter ({@link CounterHistory}): the final value lies between the increments that
+ *       returned and those plus the ones of unknown outcome; no value returned twice.</li>
  * </ul>
  *
  * <p>It runs for {@code -Dbaton.chaos.duration} (default {@value #DEFAULT_DURATION}; e.g. {@code 10m})
@@ -107,6 +119,12 @@ class ChaosTest {
   private ChaosRecipe readWrite;
   private ChaosRecipe semaphore;
   private ChaosRecipe leader;
+  private ChaosRecipe queue;
+  private ChaosRecipe counter;
+  private final QueueHistory queueHistory = new QueueHistory();
+  private final CounterHistory counterHistory = new CounterHistory();
+  private int queueRemaining = -1;
+  private long counterFinal = -1;
   private final List<ChaosClient> direct = new ArrayList<>();
   private final List<ChaosClient> proxied = new ArrayList<>();
   private final List<ChaosClient> killed = new ArrayList<>();
@@ -141,6 +159,9 @@ class ChaosTest {
       semaphore = recipe("semaphore", "/chaos/semaphore", MutualExclusionChecker.withCapacity(PERMITS),
           "/chaos/semaphore/leases", "/chaos/semaphore/locks");
       leader = recipe("leader latch", "/chaos/leader", MutualExclusionChecker.exclusive());
+      // The queue and the counter hold data, not sections: their histories are checked at the end.
+      queue = recipe("queue", "/chaos/queue", noSectionRule(), "/chaos/queue/claims");
+      counter = recipe("counter", "/chaos/counter", noSectionRule());
       log = new ChaosLog(origin);
       for (int i = 0; i < DIRECT_CLIENTS; i++) {
         direct.add(newClient(false));
@@ -215,6 +236,10 @@ class ChaosTest {
     client.run(new LockWorker(name + "-semaphore", semaphore, workerSeed + 5, longHolds, 0,
         Acquirer.of((shared, timeout) -> permits.acquire(timeout), shared -> permits.acquireAsync())));
     client.run(new LatchWorker(name + "-leader", leader, workerSeed + 6, longHolds, baton));
+    client.run(new QueueWorker(name + "-queue", queue, workerSeed + 7, longHolds,
+        baton.queue(queue.path, Codec.utf8()), queueHistory));
+    client.run(new CounterWorker(name + "-counter", counter, workerSeed + 8, baton.counter(counter.path),
+        counterHistory));
     return client;
   }
 
@@ -457,6 +482,40 @@ class ChaosTest {
       awaitNoNodes(raw, "once every client closed");
     }
     orphans = "0";
+    checkData();
+  }
+
+  /** A recipe without a rule on sections: its promises are those of its history. */
+  private static MutualExclusionChecker noSectionRule() {
+    return MutualExclusionChecker.withCapacity(Integer.MAX_VALUE);
+  }
+
+  /**
+   * The promises of the queue and the counter, checked against what is on the ensemble once every
+   * client has closed (so no claim of a dead session hides an item): the items still queued are
+   * drained by a fresh client, the counter read.
+   */
+  private void checkData() {
+    List<String> remaining = new ArrayList<>();
+    try (Baton reader = Baton.connect(cluster.connectString())) {
+      DistributedQueue<String> left = reader.queue(queue.path, Codec.utf8());
+      for (Optional<QueueItem<String>> item = left.take(Duration.ofMillis(200)); item.isPresent();
+          item = left.take(Duration.ofMillis(200))) {
+        remaining.add(item.get().value());
+        item.get().ack();
+      }
+      counterFinal = reader.counter(counter.path).get();
+    }
+    queueRemaining = remaining.size();
+    queue.problems.addAll(queueHistory.violations(remaining));
+    counter.problems.addAll(counterHistory.violations(counterFinal));
+    StringBuilder broken = new StringBuilder();
+    for (ChaosRecipe recipe : List.of(queue, counter)) {
+      recipe.problems.stream().limit(20).forEach(p -> broken.append("\n").append(recipe.name).append(": ").append(p));
+    }
+    if (broken.length() > 0) {
+      throw failure("broken promises:" + broken, null);
+    }
   }
 
   private void awaitNoNodes(HelperZk raw, String when) {
@@ -531,6 +590,16 @@ class ChaosTest {
         .append(",reads=").append(readWrite.sharedSections.sum()).append(")")
         .append(",semaphore=").append(semaphore.sections())
         .append(",leader=").append(leader.sections()).append("}");
+    line.append(" queue={puts=").append(queueHistory.confirmedPuts())
+        .append(",unknown-puts=").append(queueHistory.unknownPuts())
+        .append(",acks=").append(queueHistory.acks())
+        .append(",failed-acks=").append(queueHistory.failedAcks())
+        .append(",left=").append(queueRemaining)
+        .append(",out-of-order-first-deliveries=").append(queueHistory.outOfOrder.get()).append("}")
+        .append(" counter={done=").append(counterHistory.done.sum())
+        .append(",unknown=").append(counterHistory.unknown.sum())
+        .append(",not-applied=").append(counterHistory.notApplied.sum())
+        .append(",final=").append(counterFinal).append("}");
     long violations = problems.size();
     for (ChaosRecipe recipe : recipes) {
       violations += recipe.checker.violations().size() + recipe.problems.size() + recipe.unexpected.size();

@@ -135,7 +135,9 @@ abstract class ChaosWorker implements Runnable {
         pause(random.nextInt(MAX_PAUSE_MICROS));
       }
     } catch (InterruptedException e) {
-      recipe.unexpected(name, e);
+      if (!crashed) {
+        recipe.unexpected(name, e); // only a killed client's data workers are interrupted
+      }
       Thread.currentThread().interrupt();
     } catch (RuntimeException | Error e) {
       recipe.unexpected(name, e);
@@ -146,6 +148,16 @@ abstract class ChaosWorker implements Runnable {
         recipe.unexpected(name + " (finishing)", e);
       }
     }
+  }
+
+  /**
+   * Whether a crash interrupts this worker's thread: a worker blocked in a call that has no
+   * timeout of its own (a queue acknowledgement, a counter update, retried as the client's retry
+   * policy says, without end) would otherwise wait for a link that never comes back. Lock workers
+   * are not interrupted: their waits are bounded, and their sections must end as the run records.
+   */
+  boolean interruptedOnCrash() {
+    return false;
   }
 
   /** Runs first, on the worker's thread. */

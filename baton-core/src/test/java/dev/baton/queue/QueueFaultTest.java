@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.Codec;
+import dev.baton.ConnectionState;
 import dev.baton.HelperZk;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.testkit.FaultProxy;
@@ -186,6 +187,38 @@ class QueueFaultTest {
       assertThat(queue.size()).isEqualTo(1);
       assertThat(queue.peek()).contains("second");
       assertThat(claims(path)).isEmpty();
+    }
+  }
+
+  /**
+   * Regression (found by the chaos run): the acknowledgement is applied, its reply is lost, and the
+   * session expires before it can be sent again. The item is gone, but whether this call removed
+   * it or another consumer did (one that took it once the claim went with the session) cannot be
+   * told: it used to report success, so two consumers could both be told their acknowledgement
+   * landed. It now says the outcome is unknown.
+   */
+  @Test
+  void ackReplyLost_thenSessionExpired_reportsOutcomeUnknown_notDone() throws Exception {
+    String path = "/fault/queue/ack-reply-lost-expired";
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
+        Baton consumer = client(proxy.connectString(), Duration.ofSeconds(1));
+        Baton producer = client(cluster.connectString(), Duration.ofSeconds(10))) {
+      DistributedQueue<String> queue = producer.queue(path, Codec.utf8());
+      queue.put("only");
+      QueueItem<String> item = consumer.queue(path, Codec.utf8()).take(WAIT).orElseThrow();
+      long session = consumer.sessionId();
+      proxy.delay(Duration.ofMillis(400));
+      CompletableFuture<Void> acking = CompletableFuture.runAsync(item::ack);
+      await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> items(path).isEmpty());
+      proxy.blackhole();
+      await().atMost(WAIT).until(() -> consumer.connectionState() == ConnectionState.LOST);
+      proxy.restore();
+      await().atMost(WAIT).until(() -> consumer.sessionId() != session && consumer.sessionId() != 0);
+
+      assertThatThrownBy(() -> acking.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class).cause()
+          .isInstanceOf(OutcomeUnknownException.class).hasMessageContaining(path);
+      assertThat(queue.size()).isZero();
     }
   }
 

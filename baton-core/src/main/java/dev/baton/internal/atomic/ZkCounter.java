@@ -4,6 +4,7 @@ import dev.baton.BatonException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ConnectionException;
 import dev.baton.OutcomeUnknownException;
+import dev.baton.SessionLostException;
 import dev.baton.atomic.Counter;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
@@ -203,7 +204,8 @@ public final class ZkCounter implements Counter {
   private Snapshot readAfterLoss(Snapshot from, long update, KeeperException lost) {
     try {
       return read();
-    } catch (ConnectionException e) {
+    } catch (ConnectionException | SessionLostException e) {
+      // Either way the node could not be read again: the write may have been applied.
       e.addSuppressed(lost);
       throw new OutcomeUnknownException(path, "Connection to ZooKeeper lost during an update of the"
           + " counter " + path + " to " + update + " (from version " + from.version() + "), and the"

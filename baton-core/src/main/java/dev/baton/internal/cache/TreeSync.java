@@ -84,6 +84,8 @@ public final class TreeSync<N> implements SessionObserver {
   private boolean loading;
   private int pending;
   private boolean loadFailed;
+  /** Loads failed in a row for a reason other than the connection: grows the pause before the next. */
+  private int failedLoads;
   private boolean synced;
   private boolean closed;
   /** An error retrying cannot cure (the path's ACL refuses this identity, say): the copy stops following. */
@@ -387,7 +389,8 @@ public final class TreeSync<N> implements SessionObserver {
       if (!Errors.isConnectionProblem(code)) {
         log.warn("Loading {} failed at {}: {}; trying again", serverPath, pathOf(key), code);
         Session.Handle handle = watched;
-        session.schedule(() -> retryLoad(handle), session.settings().retryPolicy().delayBefore(1).toNanos());
+        long delay = session.settings().retryPolicy().delayBefore(Math.min(++failedLoads, 10)).toNanos();
+        session.schedule(() -> retryLoad(handle), delay);
       }
       // On connection loss the reconnection loads again.
     }
@@ -413,6 +416,7 @@ public final class TreeSync<N> implements SessionObserver {
     if (--pending == 0) {
       loading = false;
       if (!loadFailed && session.state().isConnected()) {
+        failedLoads = 0;
         setSynced(true);
         sink.synced();
       }

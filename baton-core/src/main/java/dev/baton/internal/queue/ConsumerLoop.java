@@ -36,6 +36,7 @@ final class ConsumerLoop<T> implements QueueConsumer {
   private final Object lock = new Object();
   private final FailureReport failure = new FailureReport();
   private final Executor events;
+  private final PoisonItems poison;
 
   // Guarded by lock.
   private boolean stopped;
@@ -44,10 +45,11 @@ final class ConsumerLoop<T> implements QueueConsumer {
   private CompletableFuture<QueueItem<T>> pending;
 
   private ConsumerLoop(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor,
-      Executor events) {
+      Executor events, PoisonItems poison) {
     this.queue = queue;
     this.events = events;
     this.handler = handler;
+    this.poison = poison;
     if (executor == null) {
       String name = "baton-queue-consumer-" + IDS.incrementAndGet();
       this.ownThread = Executors.newSingleThreadExecutor(runnable -> {
@@ -64,11 +66,11 @@ final class ConsumerLoop<T> implements QueueConsumer {
 
   /**
    * A consumer on {@code queue}; {@code executor == null} gives it a thread of its own. Failure
-   * listeners run on {@code events}.
+   * listeners run on {@code events}; failed items go to {@code poison}.
    */
   static <T> QueueConsumer start(DistributedQueue<T> queue, QueueHandler<? super T> handler, Executor executor,
-      Executor events) {
-    ConsumerLoop<T> consumer = new ConsumerLoop<>(queue, handler, executor, events);
+      Executor events, PoisonItems poison) {
+    ConsumerLoop<T> consumer = new ConsumerLoop<>(queue, handler, executor, events, poison);
     consumer.next();
     return consumer;
   }
@@ -123,8 +125,11 @@ final class ConsumerLoop<T> implements QueueConsumer {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        log.warn("The handler of the queue {} failed on {}; giving the item back", queue.path(), item.path(), e);
-        item.close();
+        try {
+          poison.failed(item, e);
+        } catch (RuntimeException fatal) {
+          stop(fatal);
+        }
       }
       if (handled) {
         try {
@@ -167,6 +172,7 @@ final class ConsumerLoop<T> implements QueueConsumer {
       stopped = true;
       pending = null;
     }
+    poison.giveBackAll();
     if (reported) {
       RuntimeException reason = Errors.translate(cause, queue.path());
       if (!(reason instanceof ClientClosedException)) {
@@ -207,6 +213,7 @@ final class ConsumerLoop<T> implements QueueConsumer {
     if (taking != null) {
       taking.cancel(false);
     }
+    poison.giveBackAll();
     try {
       synchronized (lock) {
         while (busy && handling != Thread.currentThread()) {

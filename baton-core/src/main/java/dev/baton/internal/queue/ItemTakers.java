@@ -71,7 +71,8 @@ import org.apache.zookeeper.data.Stat;
 final class ItemTakers implements SessionObserver {
 
   /** An item this client claimed: the session its claim belongs to, the item's name and data. */
-  record Claimed(Session.Handle handle, String item, byte[] data, long czxid) {}
+  /** A claimed item; {@code version} is its node's data version, the count of failed deliveries. */
+  record Claimed(Session.Handle handle, String item, byte[] data, long czxid, int version) {}
 
   /** One request for an item; its future completes on a ZooKeeper event thread. */
   static final class Taker {
@@ -179,6 +180,11 @@ final class ItemTakers implements SessionObserver {
    */
   void release(Claimed claimed) {
     Nodes.deleteInBackground(session, claimed.handle(), serverClaims + "/" + claimed.item());
+    offerAgain(claimed);
+  }
+
+  /** The claim of {@code claimed} is gone (or going): this client may take the item again. */
+  void offerAgain(Claimed claimed) {
     synchronized (this) {
       if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0) {
         candidates.add(claimed.item());
@@ -411,7 +417,7 @@ final class ItemTakers implements SessionObserver {
       case READ_AGAIN -> later(attempt, () -> read(attempt));
       case TAKEN, GONE, SESSION_GONE -> failed(attempt);
       case GONE_UNDER_CLAIM -> {
-        release(new Claimed(attempt.handle, attempt.item, data, 0));
+        release(new Claimed(attempt.handle, attempt.item, data, 0, 0));
         failed(attempt);
       }
       case CREATE_CLAIMS_NODE -> {
@@ -425,7 +431,7 @@ final class ItemTakers implements SessionObserver {
       case UNKNOWN -> later(attempt, () -> findLostClaim(attempt));
       case CLAIM_REFUSED -> refused(attempt, attempt.claimCode, claimPath(attempt.item));
       case READ_REFUSED -> {
-        release(new Claimed(attempt.handle, attempt.item, data, 0));
+        release(new Claimed(attempt.handle, attempt.item, data, 0, 0));
         refused(attempt, code, serverPath + "/" + attempt.item);
       }
     }
@@ -465,7 +471,7 @@ final class ItemTakers implements SessionObserver {
   private void claimed(Attempt attempt, byte[] data, Stat stat) {
     done(attempt);
     retries = 0;
-    Claimed claimed = new Claimed(attempt.handle, attempt.item, data, stat.getCzxid());
+    Claimed claimed = new Claimed(attempt.handle, attempt.item, data, stat.getCzxid(), stat.getVersion());
     Taker taker = attempt.taker;
     if (taker.gone) {
       taker = waiting.poll(); // the one it was for gave up: the next in line gets it

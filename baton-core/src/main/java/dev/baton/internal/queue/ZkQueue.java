@@ -12,6 +12,7 @@ import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
+import dev.baton.queue.ConsumerOptions;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueConsumer;
 import dev.baton.queue.QueueHandler;
@@ -274,17 +275,22 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
 
   @Override
   public QueueConsumer consume(QueueHandler<? super T> handler) {
-    Objects.requireNonNull(handler, "handler must not be null");
-    session.checkOpen();
-    return ConsumerLoop.start(this, handler, null, session.eventExecutor());
+    return consume(handler, ConsumerOptions.defaults());
   }
 
   @Override
   public QueueConsumer consume(QueueHandler<? super T> handler, Executor executor) {
-    Objects.requireNonNull(handler, "handler must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
+    return consume(handler, ConsumerOptions.defaults().withExecutor(executor));
+  }
+
+  @Override
+  public QueueConsumer consume(QueueHandler<? super T> handler, ConsumerOptions options) {
+    Objects.requireNonNull(handler, "handler must not be null");
+    Objects.requireNonNull(options, "options must not be null");
     session.checkOpen();
-    return ConsumerLoop.start(this, handler, executor, session.eventExecutor());
+    PoisonItems poison = new PoisonItems(session, path, options);
+    return ConsumerLoop.start(this, handler, options.executor().orElse(null), session.eventExecutor(), poison);
   }
 
   @Override

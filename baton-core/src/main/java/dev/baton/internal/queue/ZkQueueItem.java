@@ -4,6 +4,7 @@ import dev.baton.BatonException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.Codec;
 import dev.baton.ConnectionException;
+import dev.baton.NodeMissingException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
 import dev.baton.internal.session.Errors;
@@ -13,6 +14,7 @@ import dev.baton.internal.session.Session;
 import dev.baton.queue.ClaimLostException;
 import dev.baton.queue.QueueItem;
 import java.util.List;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -97,6 +99,11 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   }
 
   @Override
+  public int attempt() {
+    return claimed.version() + 1;
+  }
+
+  @Override
   public boolean isValid() {
     Session.Handle handle = claimed.handle();
     return state == State.CLAIMED && !handle.isExpired() && handle == session.handle()
@@ -114,14 +121,64 @@ final class ZkQueueItem<T> implements QueueItem<T> {
       case LOST -> throw new ClaimLostException(path, "its session expired");
       case CLAIMED -> { }
     }
-    acknowledge();
+    removeWith(List.of(Op.check(serverClaimPath, -1), Op.delete(serverItemPath, -1),
+        Op.delete(serverClaimPath, -1)), 1);
     state = State.ACKNOWLEDGED;
   }
 
-  private void acknowledge() {
+  /**
+   * Moves the item to {@code serverDeadPath} (a dead letter): created there, under the same name
+   * and with the same data, in one transaction with its removal from the queue, which the
+   * ensemble applies only while the claim is this session's. Blocks as {@link #ack()} does.
+   *
+   * @throws NodeMissingException if the dead-letter path vanished again and again meanwhile
+   */
+  synchronized void moveTo(String serverDeadPath) {
+    if (state != State.CLAIMED) {
+      throw new IllegalStateException("The queue item " + path + " is " + state + "; only a claimed item moves");
+    }
+    String deadItem = serverDeadPath + "/" + claimed.item();
+    List<Op> ops = List.of(Op.check(serverClaimPath, -1),
+        Op.create(deadItem, claimed.data(), session.settings().aclFor(deadItem), CreateMode.PERSISTENT),
+        Op.delete(serverItemPath, -1), Op.delete(serverClaimPath, -1));
+    for (int round = 1; ; round++) {
+      try {
+        Nodes.createParentsAndWait(session, deadItem, session.settings().onClient(serverDeadPath));
+        removeWith(ops, 2);
+        state = State.ACKNOWLEDGED;
+        return;
+      } catch (NodeMissingException e) {
+        if (round >= 3) {
+          throw e; // the dead-letter container is removed as empty each time before the move
+        }
+      } catch (KeeperException e) {
+        throw Errors.translate(e, session.settings().onClient(serverDeadPath));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new BatonInterruptedException("Interrupted while moving the queue item " + path
+            + " to the dead letters; it stays claimed", e);
+      }
+    }
+  }
+
+  /**
+   * Gives the item back after its handler failed: the item's data version (its count of failed
+   * deliveries) grows by one in the same transaction that deletes the claim. In the background,
+   * as {@link #release()}.
+   */
+  synchronized void releaseAfterFailure() {
+    if (state == State.CLAIMED) {
+      state = State.RELEASED;
+      Redelivery.giveBackCounted(session, takers, claimed, serverItemPath, serverClaimPath);
+    }
+  }
+
+  /**
+   * Removes the item with {@code ops} (the claim's check first; the item's delete at {@code
+   * itemIndex}), retried across connection loss on the claim's session.
+   */
+  private void removeWith(List<Op> ops, int itemIndex) {
     Session.Handle handle = claimed.handle();
-    List<Op> ops = List.of(Op.check(serverClaimPath, -1), Op.delete(serverItemPath, -1),
-        Op.delete(serverClaimPath, -1));
     RetryPolicy policy = session.settings().retryPolicy();
     boolean maybeApplied = false;
     for (int attempt = 1; ; attempt++) {
@@ -155,7 +212,10 @@ final class ZkQueueItem<T> implements QueueItem<T> {
           }
           case NONODE -> {
             int failed = failedIndex(e.getResults());
-            if (failed == 1) {
+            if (failed > 0 && failed < itemIndex) {
+              throw new NodeMissingException(path, "The dead-letter path is gone", e);
+            }
+            if (failed == itemIndex) {
               // The item went while our claim stood: deleted by a consumer that does not claim.
               Nodes.deleteInBackground(session, handle, serverClaimPath);
               return;
@@ -167,7 +227,11 @@ final class ZkQueueItem<T> implements QueueItem<T> {
             throw new ClaimLostException(path, "its claim node " + session.settings().onClient(serverClaimPath)
                 + " was deleted by someone else");
           }
-          default -> throw Errors.translate(e, path);
+          default -> {
+            int failed = failedIndex(e.getResults());
+            // Name the node refused: the item's, or the dead letter's when moving it.
+            throw Errors.translate(e, failed < 0 ? path : session.settings().onClient(ops.get(failed).getPath()));
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -179,17 +243,22 @@ final class ZkQueueItem<T> implements QueueItem<T> {
 
   /**
    * The claim's session is gone. If an attempt's reply was lost, that attempt may have been
-   * applied: the item's absence (or a new node in its place) says it was, or that another
-   * consumer acknowledged it; either way it will not be delivered again.
+   * applied: the item's absence (or a new node in its place) says that either it was, or another
+   * consumer took the item once the claim was gone and acknowledged it. Which one cannot be told
+   * (the claim went with the session), so the caller hears the outcome is unknown rather than
+   * "done": the chaos run found two consumers both told their acknowledgement landed.
    */
   private void lost(boolean maybeApplied, String reason) {
+    state = State.LOST;
     if (maybeApplied) {
       Stat stat = Retrying.call(session, path, zk -> zk.exists(serverItemPath, false));
       if (stat == null || stat.getCzxid() != claimed.czxid()) {
-        return;
+        throw new OutcomeUnknownException(path, "The reply to the acknowledgement of " + path + " was"
+            + " lost, then the claim went with its session (" + reason + "); the item is gone,"
+            + " acknowledged either by this call or by another consumer that took it after the claim was"
+            + " lost. It will not be delivered again.", null);
       }
     }
-    state = State.LOST;
     throw new ClaimLostException(path, reason);
   }
 

@@ -1,0 +1,117 @@
+package dev.baton.chaos;
+
+import dev.baton.BatonInterruptedException;
+import dev.baton.ConnectionException;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.atomic.Counter;
+import dev.baton.queue.DistributedQueue;
+import dev.baton.queue.QueueItem;
+import java.util.Optional;
+
+/** Chaos workers of the recipes that hold data: the queue and the counter. */
+final class DataWorkers {
+  private DataWorkers() {}
+
+  /**
+   * Puts unique values and takes them, alternately at random; a taken item is held for a section
+   * (long ones let link faults strike mid-item), then acknowledged. Every outcome goes to the
+   * {@link QueueHistory}.
+   */
+  static final class QueueWorker extends ChaosWorker {
+    private final DistributedQueue<String> queue;
+    private final QueueHistory history;
+    private int puts;
+
+    QueueWorker(String name, ChaosRecipe recipe, long seed, double longHoldShare,
+        DistributedQueue<String> queue, QueueHistory history) {
+      super(name, recipe, seed, longHoldShare);
+      this.queue = queue;
+      this.history = history;
+    }
+
+    @Override
+    boolean interruptedOnCrash() {
+      return true;
+    }
+
+    @Override
+    void once() throws InterruptedException {
+      if (random.nextBoolean()) {
+        put();
+      } else {
+        take();
+      }
+    }
+
+    private void put() {
+      String value = name + "-" + (++puts);
+      try {
+        queue.put(value);
+      } catch (OutcomeUnknownException e) {
+        history.putUnknown(value);
+        throw e;
+      }
+      history.putConfirmed(value);
+      recipe.operations.increment();
+    }
+
+    private void take() throws InterruptedException {
+      Optional<QueueItem<String>> taken = queue.take(ACQUIRE_TIMEOUT);
+      if (taken.isEmpty()) {
+        return; // nothing queued meanwhile
+      }
+      try (QueueItem<String> item = taken.get()) {
+        QueueHistory.Delivery delivery = history.delivered(item.value(), name);
+        int hold = holdMicros();
+        inLongSection(isLong(hold));
+        pause(hold);
+        inLongSection(false);
+        delivery.ackStarted();
+        try {
+          item.ack();
+        } catch (OutcomeUnknownException | BatonInterruptedException e) {
+          delivery.ended(QueueHistory.AckOutcome.UNKNOWN); // interrupted: maybe applied, too
+          throw e;
+        } catch (RuntimeException e) {
+          delivery.ended(QueueHistory.AckOutcome.FAILED);
+          throw e;
+        }
+        delivery.ended(QueueHistory.AckOutcome.ACKED);
+        recipe.operations.increment();
+      }
+    }
+  }
+
+  /** Increments the counter by one, over and over; every reply goes to the {@link CounterHistory}. */
+  static final class CounterWorker extends ChaosWorker {
+    private final Counter counter;
+    private final CounterHistory history;
+
+    CounterWorker(String name, ChaosRecipe recipe, long seed, Counter counter, CounterHistory history) {
+      super(name, recipe, seed, 0);
+      this.counter = counter;
+      this.history = history;
+    }
+
+    @Override
+    boolean interruptedOnCrash() {
+      return true;
+    }
+
+    @Override
+    void once() {
+      long value;
+      try {
+        value = counter.incrementAndGet();
+      } catch (OutcomeUnknownException | BatonInterruptedException e) {
+        history.unknown.increment();
+        throw e;
+      } catch (ConnectionException e) {
+        history.notApplied.increment();
+        throw e;
+      }
+      history.done(name, value);
+      recipe.operations.increment();
+    }
+  }
+}
