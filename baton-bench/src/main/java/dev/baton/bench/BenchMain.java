@@ -58,7 +58,7 @@ public final class BenchMain {
       "redis-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
-      ConfigPropagationScenario.NAME, RequestCountScenario.NAME);
+      ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, RequestCountScenario.NAME);
 
   private BenchMain() {}
 
@@ -193,6 +193,7 @@ public final class BenchMain {
             curatorPlain)));
     scenarios.add(new LeaderFailoverScenario());
     scenarios.add(new ConfigPropagationScenario());
+    scenarios.add(new ConfigHistoryScenario());
     return scenarios;
   }
 

@@ -83,6 +83,24 @@ class ConfigHistoryTest extends ClusterTestSupport {
   }
 
   @Test
+  void historyFolderRemovedByHand_nextWriteMakesItAgain_withItsRevision() throws Exception {
+    ConfigCenter config = open("/hist-removed", 5);
+    config.set("k", "a");
+    config.set("k", "b");
+    raw.deleteRecursively("/hist-removed.history/k");
+
+    config.set("k", "c");
+    config.create("fresh", "f");
+    raw.deleteRecursively("/hist-removed.history");
+    config.update("k", "d");
+    assertThat(config.delete("fresh")).isTrue();
+
+    assertThat(config.history("k")).extracting(r -> r.value().orElseThrow()).containsExactly("d");
+    assertThat(config.history("fresh")).extracting(ConfigRevision::operation).containsExactly("delete");
+    assertThat(plainRead("/hist-removed/k")).isEqualTo("d");
+  }
+
+  @Test
   void delete_keepsTheHistory_andRollbackBringsTheKeyBack() throws Exception {
     ConfigCenter config = open("/hist-delete", 10);
     config.set("k", "first");

@@ -48,6 +48,13 @@ final class ConfigHistory {
   private final String prefix;
   private final String serverRoot;
   private final int keep;
+  /**
+   * Keys whose history folder is known to exist: their writes skip creating it. The creates are
+   * cheap to send but not to serve (each failed create is a transaction the ensemble logs), and
+   * tripled the cost of a write. A folder removed by hand makes the next write's transaction fail
+   * on it; {@link #forget} then makes the retry create it again.
+   */
+  private final java.util.Set<String> prepared = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   ConfigHistory(Session session, String prefix, String serverPrefix, int keep) {
     this.session = session;
@@ -71,11 +78,24 @@ final class ConfigHistory {
    * transaction, which then fails naming its cause.
    */
   void prepare(Session.Handle handle, String key) {
+    if (prepared.contains(key)) {
+      return;
+    }
     String folder = folderOf(key);
     for (int slash = folder.indexOf('/', 1); slash > 0; slash = folder.indexOf('/', slash + 1)) {
       createQuietly(handle, folder.substring(0, slash));
     }
     createQuietly(handle, folder);
+  }
+
+  /** The key's folder is there: a write's transaction with its revision succeeded. */
+  void prepared(String key) {
+    prepared.add(key);
+  }
+
+  /** The key's folder may be gone: the next write creates it again. */
+  void forget(String key) {
+    prepared.remove(key);
   }
 
   private void createQuietly(Session.Handle handle, String path) {

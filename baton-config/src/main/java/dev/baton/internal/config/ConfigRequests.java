@@ -119,9 +119,9 @@ final class ConfigRequests {
 
   /**
    * Sends {@code write} and its revision in one transaction (the history's folders created just
-   * before, pipelined), and answers with the write's own code and stat, as the plain request
-   * would: a failure of the revision alone (its folder removed meanwhile) is a system error,
-   * never a code the write's retry loop would take for the key's own state.
+   * before, pipelined, unless known to exist), and answers with the write's own code and stat, as
+   * the plain request would. A failure of the revision alone (its folder removed meanwhile) is
+   * answered as a conflict the write's loop retries, which then creates the folder again.
    */
   private void withHistory(Session.Handle handle, String key, String operation, int version, byte[] data,
       int previousVersion, Op write, BiConsumer<Integer, Stat> answered) {
@@ -141,12 +141,20 @@ final class ConfigRequests {
         } else {
           sync.nodeAbsent(handle, key);
         }
+        history.prepared(key);
         history.trim(handle, key);
       } else if (results != null && !results.isEmpty() && results.get(0) instanceof OpResult.ErrorResult first) {
         Code own = Code.get(first.getErr());
-        code = own == Code.OK || own == Code.RUNTIMEINCONSISTENCY ? Code.SYSTEMERROR : own;
-        if (code == Code.NONODE && write.getType() != org.apache.zookeeper.ZooDefs.OpCode.create) {
-          sync.nodeAbsent(handle, key);
+        if (own == Code.OK || own == Code.RUNTIMEINCONSISTENCY) {
+          // The revision failed, not the write: its folder went. Answered as a conflict the
+          // write's loop retries (reading the key again), and the retry creates the folder.
+          history.forget(key);
+          code = write.getType() == org.apache.zookeeper.ZooDefs.OpCode.create2 ? Code.NONODE : Code.BADVERSION;
+        } else {
+          code = own;
+          if (code == Code.NONODE && write.getType() != org.apache.zookeeper.ZooDefs.OpCode.create2) {
+            sync.nodeAbsent(handle, key);
+          }
         }
       }
       answered.accept(code.intValue(), stat);
