@@ -19,7 +19,9 @@ import picocli.CommandLine.Spec;
     description = "Inspect and write a config center: every key below a prefix, one key with its version,"
         + " setting and deleting keys, following changes.",
     subcommands = {ConfigCommand.ListKeys.class, ConfigCommand.Get.class, ConfigWriteCommands.Set.class,
-        ConfigWriteCommands.Delete.class, ConfigWriteCommands.Watch.class})
+        ConfigWriteCommands.Delete.class, ConfigWriteCommands.Watch.class, ConfigReleaseCommands.History.class,
+        ConfigReleaseCommands.Rollback.class, ConfigReleaseCommands.Export.class, ConfigReleaseCommands.Import.class,
+        ConfigReleaseCommands.Gray.class})
 final class ConfigCommand extends CommandGroup {
 
   /** The config center on {@code prefix}; a bad prefix or key is a usage error naming it. */

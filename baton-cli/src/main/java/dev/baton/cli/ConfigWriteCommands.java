@@ -18,15 +18,42 @@ import picocli.CommandLine.Spec;
 final class ConfigWriteCommands {
   private ConfigWriteCommands() {}
 
+  /** Whether a write keeps its revision in the key's history (the default) or not. */
+  static final class HistoryOption {
+    @Option(names = "--no-history",
+        description = "Write without recording a revision in the key's history (for identities that may not"
+            + " write <prefix>.history).")
+    boolean off;
+
+    dev.baton.config.ConfigOptions options() {
+      return off ? dev.baton.config.ConfigOptions.defaults()
+          : dev.baton.config.ConfigOptions.defaults().withHistory(ConfigReleaseCommands.DEFAULT_HISTORY);
+    }
+  }
+
   /** Runs {@code action} on the config center at {@code prefix}; bad prefixes and keys are usage errors. */
-  static <T> T withConfig(CommandSpec spec, ConnectOptions connection, String prefix,
+  static <T> T withConfig(CommandSpec spec, ConnectOptions connection, String prefix, HistoryOption history,
       java.util.function.Function<ConfigCenter, T> action) {
+    return withConfig(spec, connection, prefix, history.options(), action);
+  }
+
+  /** As above, with the config center opened with {@code options}; the library's messages name the key. */
+  static <T> T withConfig(CommandSpec spec, ConnectOptions connection, String prefix,
+      dev.baton.config.ConfigOptions options, java.util.function.Function<ConfigCenter, T> action) {
     LockCommand.checkPath(prefix, "<prefix>", "config prefix", spec);
-    try (Baton baton = connection.open(spec); ConfigCenter config = ConfigCommand.open(baton, prefix, spec)) {
+    ConfigCenter opened;
+    try (Baton baton = connection.open(spec)) {
       try {
-        return action.apply(config);
+        opened = ConfigCenter.open(baton, prefix, options);
       } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "<key>: " + e.getMessage());
+        throw new ParameterException(spec.commandLine(), "<prefix>: " + e.getMessage());
+      }
+      try (ConfigCenter config = opened) {
+        try {
+          return action.apply(config);
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
       }
     }
   }
@@ -47,6 +74,8 @@ final class ConfigWriteCommands {
     @Parameters(index = "2", paramLabel = "<value>", description = "The new value, as text.")
     String value;
 
+    @Mixin HistoryOption history;
+
     @Option(names = "--if-version", paramLabel = "N",
         description = "Write only if the key's version is still N; exit 1 naming the version found otherwise.")
     Integer ifVersion;
@@ -54,7 +83,7 @@ final class ConfigWriteCommands {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      String result = withConfig(spec, connection, prefix, config -> {
+      String result = withConfig(spec, connection, prefix, history, config -> {
         if (ifVersion != null) {
           if (!config.compareAndSet(key, ifVersion, value)) {
             throw new CliException("not written: " + key + " is at version "
@@ -82,9 +111,11 @@ final class ConfigWriteCommands {
     @Parameters(index = "1", paramLabel = "<key>", description = "The key, relative to the prefix, e.g. db/url.")
     String key;
 
+    @Mixin HistoryOption history;
+
     @Override
     public Integer call() {
-      boolean deleted = withConfig(spec, connection, prefix, config -> config.delete(key));
+      boolean deleted = withConfig(spec, connection, prefix, history, config -> config.delete(key));
       if (!deleted) {
         throw new CliException("no key " + key + " below " + prefix);
       }

@@ -37,8 +37,14 @@ final class ConsoleCommand implements Callable<Integer> {
       description = "Show what lies below this path. Default: ${DEFAULT-VALUE}.")
   String root;
 
+  @Option(names = "--config", paramLabel = "PREFIX",
+      description = "Show the keys of the config center at PREFIX (repeat for more): values, versions, gray"
+          + " releases and, on demand, history; with --allow-writes, rollback, promote and abort.")
+  java.util.List<String> configPrefixes = new java.util.ArrayList<>();
+
   @Option(names = "--allow-writes",
-      description = "Let the page revoke locks. Without it every write is refused and nothing is written.")
+      description = "Let the page revoke locks, roll config keys back and promote or abort gray releases."
+          + " Without it every write is refused and nothing is written.")
   boolean allowWrites;
 
   /** Released by the shutdown hook; tests release it to stop the console. */
@@ -52,11 +58,14 @@ final class ConsoleCommand implements Callable<Integer> {
     if (!root.equals("/")) {
       LockCommand.checkPath(root, "--root", "console root", spec);
     }
+    configPrefixes.forEach(prefix -> LockCommand.checkPath(prefix, "--config", "config prefix", spec));
     PrintWriter out = spec.commandLine().getOut();
     try (Baton baton = connection.open(spec)) {
       ConsoleServer server;
       try {
-        server = new ConsoleServer(baton, new ConsoleModel(baton, root), allowWrites, new InetSocketAddress(host, port));
+        ConsoleConfig config = configPrefixes.isEmpty() ? null : new ConsoleConfig(baton, configPrefixes);
+        server = new ConsoleServer(baton, new ConsoleModel(baton, root), config, allowWrites,
+            new InetSocketAddress(host, port));
       } catch (IOException e) {
         throw new CliException("Cannot listen on " + host + ":" + port + " (" + e.getMessage()
             + "); choose another port with --port");

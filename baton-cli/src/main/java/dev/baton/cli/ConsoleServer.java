@@ -36,6 +36,7 @@ final class ConsoleServer implements AutoCloseable {
 
   private final Baton baton;
   private final ConsoleModel model;
+  private final ConsoleConfig config;
   private final boolean allowWrites;
   private final HttpServer http;
   private final ExecutorService handlers = Executors.newCachedThreadPool(daemon("baton-console-http"));
@@ -44,19 +45,45 @@ final class ConsoleServer implements AutoCloseable {
   private final AtomicBoolean publishQueued = new AtomicBoolean();
 
   ConsoleServer(Baton baton, ConsoleModel model, boolean allowWrites, InetSocketAddress address) throws IOException {
+    this(baton, model, null, allowWrites, address);
+  }
+
+  /** {@code config}: the config centers shown, or null for none. */
+  ConsoleServer(Baton baton, ConsoleModel model, ConsoleConfig config, boolean allowWrites, InetSocketAddress address)
+      throws IOException {
     this.baton = baton;
     this.model = model;
+    this.config = config;
     this.allowWrites = allowWrites;
     this.http = HttpServer.create(address, 0);
     http.setExecutor(handlers);
     http.createContext("/", this::page);
     http.createContext("/api/state", exchange -> respond(exchange, 200, state()));
     http.createContext("/api/events", this::events);
-    http.createContext("/api/revoke", this::revoke);
+    http.createContext("/api/revoke", exchange -> write(exchange, "revoke locks", body -> {
+      String path = text(body, "path");
+      ZkPaths.validateRecipePath(path, "lock path");
+      RecipeCheck.expect(baton, path, Duration.ofSeconds(10), "mutex", NodeKind.MUTEX);
+      return Map.of("path", path, "asked", baton.requestRevocation(baton.mutex(path)));
+    }));
+    http.createContext("/api/config/rollback", exchange -> write(exchange, "roll config keys back", body -> {
+      var entry = config().rollback(text(body, "prefix"), text(body, "key"), number(body, "version"));
+      return Map.of("key", entry.key(), "value", entry.value(), "version", entry.version());
+    }));
+    http.createContext("/api/config/promote", exchange -> write(exchange, "promote gray releases", body -> {
+      var entry = config().promote(text(body, "prefix"), text(body, "key"));
+      return Map.of("key", entry.key(), "value", entry.value(), "version", entry.version());
+    }));
+    http.createContext("/api/config/abort", exchange -> write(exchange, "abort gray releases", body ->
+        Map.of("aborted", config().abort(text(body, "prefix"), text(body, "key")))));
+    http.createContext("/api/config/history", this::history);
   }
 
   void start(Duration initialLoad) {
     model.start(this::changed, initialLoad);
+    if (config != null) {
+      config.listen(this::changed);
+    }
     http.start();
     // A comment line every 15 s keeps proxies from closing a quiet stream and finds gone pages.
     publisher.scheduleAtFixedRate(() -> send(": keep-alive\n\n"), 15, 15, TimeUnit.SECONDS);
@@ -68,6 +95,7 @@ final class ConsoleServer implements AutoCloseable {
 
   private Map<String, Object> state() {
     Map<String, Object> state = model.snapshot();
+    state.put("config", config == null ? List.of() : config.snapshot());
     state.put("allowWrites", allowWrites);
     return state;
   }
@@ -108,7 +136,8 @@ final class ConsoleServer implements AutoCloseable {
     listeners.add(out); // left open: closed when the page goes, or with the server
   }
 
-  private void revoke(HttpExchange exchange) throws IOException {
+  /** A write of the page: POST, a JSON body, --allow-writes; the library's refusals as 400. */
+  private void write(HttpExchange exchange, String what, Write write) throws IOException {
     if (!exchange.getRequestMethod().equals("POST")) {
       respond(exchange, 405, Map.of("error", "use POST"));
       return;
@@ -119,31 +148,79 @@ final class ConsoleServer implements AutoCloseable {
       return;
     }
     if (!allowWrites) {
-      respond(exchange, 403, Map.of("error", "writes are off: start the console with --allow-writes to revoke locks"));
+      respond(exchange, 403, Map.of("error", "writes are off: start the console with --allow-writes to " + what));
       return;
     }
-    String path;
+    JsonNode body;
     try (InputStream in = exchange.getRequestBody()) {
-      JsonNode body = JSON.readTree(in);
-      path = body == null || !body.hasNonNull("path") ? null : body.get("path").asText();
+      body = JSON.readTree(in);
     } catch (IOException e) {
-      respond(exchange, 400, Map.of("error", "the body must be JSON such as {\"path\": \"/locks/a\"}"));
-      return;
-    }
-    if (path == null) {
-      respond(exchange, 400, Map.of("error", "the body must name the lock: {\"path\": \"/locks/a\"}"));
+      respond(exchange, 400, Map.of("error", "the body must be a JSON object"));
       return;
     }
     try {
-      ZkPaths.validateRecipePath(path, "lock path");
-      RecipeCheck.expect(baton, path, Duration.ofSeconds(10), "mutex", NodeKind.MUTEX);
-      boolean asked = baton.requestRevocation(baton.mutex(path));
-      respond(exchange, 200, Map.of("path", path, "asked", asked));
-    } catch (IllegalArgumentException | CliException e) {
-      respond(exchange, 400, Map.of("error", e.getMessage()));
+      respond(exchange, 200, write.apply(body == null ? JSON.createObjectNode() : body));
+    } catch (IllegalArgumentException | IllegalStateException | CliException e) {
+      respond(exchange, 400, Map.of("error", String.valueOf(e.getMessage())));
     } catch (RuntimeException e) {
       respond(exchange, 503, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
     }
+  }
+
+  private interface Write {
+    Map<String, Object> apply(JsonNode body);
+  }
+
+  private static String text(JsonNode body, String field) {
+    if (!body.hasNonNull(field) || !body.get(field).isTextual()) {
+      throw new IllegalArgumentException("the body must name the " + field + ": {\"" + field + "\": \"...\"}");
+    }
+    return body.get(field).asText();
+  }
+
+  private static int number(JsonNode body, String field) {
+    if (!body.hasNonNull(field) || !body.get(field).canConvertToInt()) {
+      throw new IllegalArgumentException("the body must give the " + field + " as a number");
+    }
+    return body.get(field).asInt();
+  }
+
+  private ConsoleConfig config() {
+    if (config == null) {
+      throw new IllegalArgumentException("the console shows no config center (start it with --config PREFIX)");
+    }
+    return config;
+  }
+
+  /** {@code GET /api/config/history?prefix=..&key=..}: read from the ensemble when asked, never polled. */
+  private void history(HttpExchange exchange) throws IOException {
+    Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+    try {
+      String prefix = query.get("prefix");
+      String key = query.get("key");
+      if (prefix == null || key == null) {
+        throw new IllegalArgumentException("name the prefix and the key: ?prefix=/config&key=db/url");
+      }
+      respond(exchange, 200, Map.of("prefix", prefix, "key", key, "revisions", config().history(prefix, key)));
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      respond(exchange, 400, Map.of("error", String.valueOf(e.getMessage())));
+    } catch (RuntimeException e) {
+      respond(exchange, 503, Map.of("error", String.valueOf(e.getMessage())));
+    }
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> query = new java.util.HashMap<>();
+    if (raw != null) {
+      for (String pair : raw.split("&")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0) {
+          query.put(java.net.URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+              java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return query;
   }
 
   private void page(HttpExchange exchange) throws IOException {
@@ -213,5 +290,8 @@ final class ConsoleServer implements AutoCloseable {
     publisher.shutdownNow();
     handlers.shutdownNow();
     model.close();
+    if (config != null) {
+      config.close();
+    }
   }
 }

@@ -45,9 +45,13 @@ class ConsoleServerTest extends StandaloneZooKeeper {
   }
 
   static HttpResponse<String> revoke(ConsoleServer server, String lockPath) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/revoke"))
+    return post(server, "/api/revoke", java.util.Map.of("path", lockPath));
+  }
+
+  static HttpResponse<String> post(ConsoleServer server, String path, Object body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
         .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(java.util.Map.of("path", lockPath))))
+        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
         .build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -200,6 +204,47 @@ class ConsoleServerTest extends StandaloneZooKeeper {
         assertThat(instances.get(0).get("enabled").asBoolean()).isTrue();
         assertThat(instances.get(1).get("enabled").asBoolean()).isFalse();
       });
+    }
+  }
+
+  @Test
+  void config_showsKeysVersionsAndGray_historyOnDemand_andWritesOnlyWithAllowWrites() throws Exception {
+    try (dev.baton.config.ConfigCenter writer = dev.baton.config.ConfigCenter.open(baton, "/console-cfg",
+        dev.baton.config.ConfigOptions.defaults().withHistory(5))) {
+      writer.set("db/pool", "10");
+      writer.set("db/pool", "12");
+      writer.set("feature/x", "off");
+      for (boolean allowWrites : new boolean[] {false, true}) {
+        try (ConsoleServer server = new ConsoleServer(baton, new ConsoleModel(baton, "/console-cfg-locks"),
+            new ConsoleConfig(baton, java.util.List.of("/console-cfg")), allowWrites, new InetSocketAddress("127.0.0.1", 0))) {
+          server.start(Duration.ofSeconds(10));
+          await().untilAsserted(() -> {
+            JsonNode keys = get(server, "/api/state").get("config").get(0).get("keys");
+            assertThat(keys).hasSize(2);
+            assertThat(keys.get(0).get("key").asText()).isEqualTo("db/pool");
+            assertThat(keys.get(0).get("value").asText()).isEqualTo("12");
+          });
+          JsonNode history = get(server, "/api/config/history?prefix=%2Fconsole-cfg&key=db%2Fpool");
+          assertThat(history.get("revisions").get(0).get("version").asInt()).isEqualTo(1);
+
+          HttpResponse<String> rollback = post(server, "/api/config/rollback",
+              java.util.Map.of("prefix", "/console-cfg", "key", "db/pool", "version", 0));
+          if (!allowWrites) {
+            assertThat(rollback.statusCode()).isEqualTo(403);
+            assertThat(writer.get("db/pool")).hasValue("12");
+            continue;
+          }
+          assertThat(rollback.statusCode()).as(rollback.body()).isEqualTo(200);
+          await().until(() -> writer.get("db/pool").orElse("").equals("10"));
+
+          HttpResponse<String> notKept = post(server, "/api/config/rollback",
+              java.util.Map.of("prefix", "/console-cfg", "key", "db/pool", "version", 99));
+          assertThat(notKept.statusCode()).isEqualTo(400);
+          HttpResponse<String> otherPrefix = post(server, "/api/config/abort", java.util.Map.of("prefix", "/elsewhere", "key", "a"));
+          assertThat(otherPrefix.statusCode()).isEqualTo(400);
+          assertThat(otherPrefix.body()).contains("--config /elsewhere");
+        }
+      }
     }
   }
 

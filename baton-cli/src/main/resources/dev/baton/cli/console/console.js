@@ -37,12 +37,45 @@ function rows(tableId, items, render, columns) {
   for (const item of items) body.append(render(item));
 }
 
-function revoke(path, button) {
+function post(url, body, button, done) {
   button.disabled = true;
-  fetch('api/revoke', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }) })
-    .then(r => r.json().then(body => ({ ok: r.ok, body })))
-    .then(({ ok, body }) => { button.textContent = ok ? (body.asked ? 'asked' : 'free') : 'refused'; button.title = body.error || ''; })
+  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+    .then(r => r.json().then(answer => ({ ok: r.ok, answer })))
+    .then(({ ok, answer }) => { button.textContent = ok ? done(answer) : 'refused'; button.title = answer.error || ''; })
     .catch(e => { button.textContent = 'failed'; button.title = String(e); });
+}
+
+function revoke(path, button) {
+  post('api/revoke', { path }, button, answer => answer.asked ? 'asked' : 'free');
+}
+
+function writeButton(label, title, action) {
+  const button = el('button', label);
+  button.disabled = !(latest && latest.allowWrites);
+  button.title = button.disabled ? 'start the console with --allow-writes' : title;
+  button.addEventListener('click', () => action(button));
+  return button;
+}
+
+function showHistory(prefix, key) {
+  const box = document.getElementById('history');
+  box.hidden = false;
+  box.replaceChildren(el('h3', 'History of ' + key + ' below ' + prefix));
+  fetch('api/config/history?prefix=' + encodeURIComponent(prefix) + '&key=' + encodeURIComponent(key))
+    .then(r => r.json())
+    .then(answer => {
+      if (answer.error) { box.append(el('p', answer.error, 'empty')); return; }
+      if (answer.revisions.length === 0) box.append(el('p', 'no history kept for this key', 'empty'));
+      for (const r of answer.revisions) {
+        const line = el('div', 'version ' + r.version + ', ' + r.operation + ' by ' + r.host + ' pid ' + r.pid
+          + (r.authId ? ' as ' + r.authId : '') + ' at ' + r.time + (r.value !== null ? ': ' + r.value : ''), 'owner');
+        if (r.version >= 0 && r.value !== null) {
+          line.append(' ', writeButton('roll back to this', 'write this value back',
+            b => post('api/config/rollback', { prefix, key, version: r.version }, b, a => 'now version ' + a.version)));
+        }
+        box.append(line);
+      }
+    });
 }
 
 function render() {
@@ -94,6 +127,24 @@ function render() {
     tr.append(el('td', svc.path), instances);
     return tr;
   }, 2);
+  const keys = [];
+  for (const center of (s.config || [])) for (const k of center.keys) keys.push({ prefix: center.prefix, k });
+  rows('config', keys, ({ prefix, k }) => {
+    const tr = el('tr');
+    const actions = el('td');
+    const history = el('button', 'history');
+    history.addEventListener('click', () => showHistory(prefix, k.key));
+    actions.append(history);
+    if (k.gray) {
+      actions.append(' ', writeButton('promote', 'release the candidate to every instance',
+        b => post('api/config/promote', { prefix, key: k.key }, b, () => 'promoted')));
+      actions.append(' ', writeButton('abort', 'remove the candidate',
+        b => post('api/config/abort', { prefix, key: k.key }, b, () => 'aborted')));
+    }
+    tr.append(el('td', prefix + ' ' + k.key), el('td', k.value), el('td', k.version),
+      el('td', k.gray ? k.gray.candidate + ' for ' + k.gray.rule : ''), actions);
+    return tr;
+  }, 5);
   rows('queues', s.queues, q => {
     const tr = el('tr');
     tr.append(el('td', q.path), el('td', q.items));
