@@ -69,8 +69,8 @@ enum NodeKind {
     if (names.stream().allMatch(n -> n.equals("leases") || n.equals("locks")) && names.contains("leases")) {
       return SEMAPHORE;
     }
-    if (names.stream().allMatch(n -> QUEUE_NODE.matcher(n).matches() || n.equals("claims"))
-        && names.stream().anyMatch(n -> !n.equals("claims"))) {
+    // A queue's claims and its dead letters (a queue of their own) sit beside its items.
+    if (names.stream().allMatch(n -> QUEUE_NODE.matcher(n).matches() || n.equals("claims") || n.equals("dead"))) {
       return QUEUE;
     }
     if (names.stream().allMatch(n -> n.equals("ready") || UUID.matcher(n).matches())) {

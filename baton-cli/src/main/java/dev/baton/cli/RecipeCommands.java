@@ -145,7 +145,7 @@ final class RecipeCommands {
   /** {@code baton queue}. */
   @Command(name = "queue", mixinStandardHelpOptions = true,
       description = "Put an item into a work queue, take one, or see how many wait (items as UTF-8 text).",
-      subcommands = {Queue.Put.class, Queue.Take.class, Queue.ListItems.class})
+      subcommands = {Queue.Put.class, Queue.Take.class, Queue.ListItems.class, Queue.Dead.class})
   static final class Queue extends CommandGroup {
 
     static DistributedQueue<String> open(Baton baton, String path, CommandSpec spec) {
@@ -223,22 +223,49 @@ final class RecipeCommands {
 
       @Override
       public Integer call() {
-        LockCommand.checkPath(path, "<path>", "queue path", spec);
-        try (Baton baton = connection.open(spec)) {
-          DistributedQueue<String> queue = open(baton, path, spec);
-          RecipeCheck.expect(baton, path, connection.connectTimeout, "queue", NodeKind.QUEUE);
-          int size = queue.size();
-          Optional<String> next = queue.peek();
-          PrintWriter out = spec.commandLine().getOut();
-          if (json.enabled) {
-            JsonOutput.print(out, JsonOutput.object("path", path, "size", size, "next", next.orElse(null)));
-            return BatonCommand.OK;
-          }
-          out.println(size + (size == 1 ? " item" : " items") + " in " + path
-              + next.map(n -> "; next: " + n).orElse(""));
-          out.flush();
+        return list(spec, connection, json, path, path);
+      }
+    }
+
+    /** Prints the size and the next item of the queue at {@code path}. */
+    static int list(CommandSpec spec, ConnectOptions connection, JsonOutput json, String asked, String path) {
+      LockCommand.checkPath(asked, "<path>", "queue path", spec);
+      try (Baton baton = connection.open(spec)) {
+        DistributedQueue<String> queue = open(baton, path, spec);
+        RecipeCheck.expect(baton, path, connection.connectTimeout, "queue", NodeKind.QUEUE);
+        int size = queue.size();
+        Optional<String> next = queue.peek();
+        PrintWriter out = spec.commandLine().getOut();
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("path", path, "size", size, "next", next.orElse(null)));
           return BatonCommand.OK;
         }
+        out.println(size + (size == 1 ? " item" : " items") + " in " + path
+            + next.map(n -> "; next: " + n).orElse(""));
+        out.flush();
+        return BatonCommand.OK;
+      }
+    }
+
+    @Command(name = "dead", mixinStandardHelpOptions = true,
+        description = "Prints how many dead letters (items that failed every attempt a consumer allows) wait in"
+            + " <path>/dead, or in --dead-path, and the next one. They form a queue of their own:"
+            + " 'baton queue take <path>/dead' takes one back.")
+    static final class Dead implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin ConnectOptions connection;
+      @Mixin JsonOutput json;
+
+      @Parameters(index = "0", paramLabel = "<path>", description = "The queue's path, e.g. /queues/mail.")
+      String path;
+
+      @Option(names = "--dead-path", paramLabel = "PATH",
+          description = "Where the consumers move dead letters, if not <path>/dead.")
+      String deadPath;
+
+      @Override
+      public Integer call() {
+        return list(spec, connection, json, path, deadPath != null ? deadPath : path + "/dead");
       }
     }
   }

@@ -81,6 +81,21 @@ class RecipeCommandsTest extends StandaloneZooKeeper {
   }
 
   @Test
+  void queueDead_countsTheItemsThatFailedEveryAttempt() throws Exception {
+    DistributedQueue<String> queue = baton.queue("/cli-poison/jobs", Codecs.UTF8);
+    queue.put("poison");
+    try (var consumer = queue.consume(item -> {
+      throw new IllegalStateException("cannot handle " + item);
+    }, dev.baton.queue.ConsumerOptions.defaults().withBackOff(Duration.ofMillis(10), Duration.ofMillis(20)).withMaxAttempts(2))) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> baton.queue("/cli-poison/jobs/dead", Codecs.UTF8).size() == 1);
+    }
+    Cli.Run dead = cli("queue", "dead", "/cli-poison/jobs");
+    assertThat(dead.exitCode()).as(dead.err()).isZero();
+    assertThat(dead.out().strip()).isEqualTo("1 item in /cli-poison/jobs/dead; next: poison");
+    assertThat(cli("queue", "list", "/cli-poison/jobs").exitCode()).isZero();
+  }
+
+  @Test
   void barrierSetWaitRemove_waitTimesOutWhileSet_andPassesOnceRemoved() {
     assertThat(cli("barrier", "set", "/cli-barrier/deploy").exitCode()).isZero();
     assertThat(baton.barrier("/cli-barrier/deploy").isSet()).isTrue();

@@ -94,7 +94,8 @@ class TreeCommandTest extends StandaloneZooKeeper {
         .isEqualTo(NodeKind.MUTEX);
     assertThat(NodeKind.of(Map.of("lock-0000000003", new byte[0], "notes", new byte[0]))).isEqualTo(NodeKind.PLAIN);
     assertThat(NodeKind.of(Map.of("leases", new byte[0], "locks", new byte[0]))).isEqualTo(NodeKind.SEMAPHORE);
-    assertThat(NodeKind.of(Map.of("claims", new byte[0]))).isEqualTo(NodeKind.PLAIN);
+    assertThat(NodeKind.of(Map.of("claims", new byte[0], "dead", new byte[0]))).isEqualTo(NodeKind.QUEUE);
+    assertThat(NodeKind.of(Map.of("claims", new byte[0], "notes", new byte[0]))).isEqualTo(NodeKind.PLAIN);
     assertThat(NodeKind.of(Map.of())).isEqualTo(NodeKind.PLAIN);
   }
 }
