@@ -175,6 +175,11 @@ final class DemoCommand implements Callable<Integer> {
       ConnectOptions.checkConnectString(connect, spec);
     }
     if (redisUri != null) {
+      if (RedisConnectOptions.isCluster(redisUri)) {
+        // The demo keeps its stock with a plain client of one server; locks alone could run on a cluster.
+        throw new ParameterException(spec.commandLine(), "--redis: the demo runs on one Redis server or a"
+            + " Sentinel-watched master, not on a cluster (was '" + redisUri + "')");
+      }
       RedisConnectOptions.checkUri(redisUri, "--redis", spec);
     }
     ConnectOptions.checkConnectTimeout(connectTimeout, spec);

@@ -19,7 +19,8 @@ import picocli.CommandLine.ParameterException;
 final class RedisConnectOptions {
   @Option(names = "--redis", paramLabel = "URI",
       description = "Look at the lock on this Redis instead of ZooKeeper: redis://host:port,"
-          + " rediss://host:port (TLS), redis-sentinel://host:port#master. <path> is then the lock's name.")
+          + " rediss://host:port (TLS), redis-sentinel://host:port#master, redis-cluster://host1:port1,host2:port2."
+          + " <path> is then the lock's name.")
   String uri;
 
   @Option(names = "--redis-user", paramLabel = "USER", description = "The Redis ACL user (Redis 6 and later).")
@@ -32,6 +33,10 @@ final class RedisConnectOptions {
   @Option(names = "--redis-layout", paramLabel = "LAYOUT", defaultValue = "plain",
       description = "The lock's key layout: plain (SET NX PX, the default) or redisson (Redisson's RLock).")
   String layout;
+
+  static boolean isCluster(String uri) {
+    return uri.startsWith("redis-cluster://") || uri.startsWith("rediss-cluster://");
+  }
 
   boolean given() {
     return uri != null;
@@ -68,8 +73,14 @@ final class RedisConnectOptions {
     return RedisMutexOptions.defaults().withLayout(chosen);
   }
 
-  /** Rejects what Lettuce cannot read as a Redis URI, naming the option, before anything is sent. */
+  /**
+   * Rejects what Lettuce cannot read as a Redis URI, naming the option, before anything is sent.
+   * A cluster URI ({@code redis-cluster://}) is checked by the client when it connects.
+   */
   static void checkUri(String uri, String option, CommandSpec spec) {
+    if (isCluster(uri)) {
+      return;
+    }
     try {
       RedisURI.create(uri);
     } catch (RuntimeException e) {

@@ -122,6 +122,21 @@ class RedisDemoCommandTest {
   }
 
   @Test
+  void lockHolder_onARedisCluster_readsTheHolderFromTheLocksMaster() {
+    try (dev.baton.embedded.EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3);
+         RedisBaton holder = RedisBaton.connect(cluster.uri())) {
+      try (Lease lease = holder.mutex("orders").acquire(Duration.ofSeconds(10))) {
+        Cli.Run run = Cli.run("lock", "holder", "orders", "--redis", cluster.uri());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("token=" + lease.fencingToken());
+      }
+    }
+    Cli.Run demo = Cli.run("demo", "--redis", "redis-cluster://127.0.0.1:1");
+    assertThat(demo.exitCode()).isEqualTo(2);
+    assertThat(demo.err()).contains("not on a cluster");
+  }
+
+  @Test
   void lockHolder_withConnectAndRedis_isBadUsage() {
     Cli.Run run = Cli.run("lock", "holder", "orders", "--redis", "redis://127.0.0.1:1", "--connect", "127.0.0.1:2181");
 
