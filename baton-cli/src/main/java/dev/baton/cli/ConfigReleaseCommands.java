@@ -43,6 +43,18 @@ final class ConfigReleaseCommands {
     return ConfigWriteCommands.withConfig(spec, connection, prefix, options, action);
   }
 
+  /** The arguments of every command on one key: the config center's prefix and the key. */
+  abstract static class OnKey implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin ConnectOptions connection;
+
+    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
+    String prefix;
+
+    @Parameters(index = "1", paramLabel = "<key>", description = "The key, e.g. db/url.")
+    String key;
+  }
+
   static ConfigFormat format(String name, CommandSpec spec) {
     try {
       return ConfigFormat.valueOf(name.toUpperCase(Locale.ROOT));
@@ -54,16 +66,8 @@ final class ConfigReleaseCommands {
   @Command(name = "history", mixinStandardHelpOptions = true,
       description = "Prints the revisions of <key> its history keeps, newest first: version, operation, who"
           + " (host, pid, ZooKeeper identity), when, and the value written.")
-  static final class History implements Callable<Integer> {
-    @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
+  static final class History extends OnKey {
     @Mixin JsonOutput json;
-
-    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
-    String prefix;
-
-    @Parameters(index = "1", paramLabel = "<key>", description = "The key, e.g. db/url.")
-    String key;
 
     @Override
     public Integer call() {
@@ -105,16 +109,7 @@ final class ConfigReleaseCommands {
 
   @Command(name = "rollback", mixinStandardHelpOptions = true,
       description = "Writes back the value <key> had at <version> (from its history); itself a write with history.")
-  static final class Rollback implements Callable<Integer> {
-    @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
-
-    @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
-    String prefix;
-
-    @Parameters(index = "1", paramLabel = "<key>", description = "The key, e.g. db/url.")
-    String key;
-
+  static final class Rollback extends OnKey {
     @Parameters(index = "2", paramLabel = "<version>", description = "The version to go back to.")
     int version;
 
@@ -269,16 +264,7 @@ final class ConfigReleaseCommands {
 
     @Command(name = "promote", mixinStandardHelpOptions = true,
         description = "Makes the candidate of <key> the released value for every instance.")
-    static final class Promote implements Callable<Integer> {
-      @Spec CommandSpec spec;
-      @Mixin ConnectOptions connection;
-
-      @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
-      String prefix;
-
-      @Parameters(index = "1", paramLabel = "<key>", description = "The key, e.g. feature/x.")
-      String key;
-
+    static final class Promote extends OnKey {
       @Override
       public Integer call() {
         ConfigEntry entry = with(spec, connection, prefix, options(), config -> {
@@ -296,16 +282,7 @@ final class ConfigReleaseCommands {
 
     @Command(name = "abort", mixinStandardHelpOptions = true,
         description = "Removes the candidate of <key>: every instance sees the released value again.")
-    static final class Abort implements Callable<Integer> {
-      @Spec CommandSpec spec;
-      @Mixin ConnectOptions connection;
-
-      @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
-      String prefix;
-
-      @Parameters(index = "1", paramLabel = "<key>", description = "The key, e.g. feature/x.")
-      String key;
-
+    static final class Abort extends OnKey {
       @Override
       public Integer call() {
         boolean aborted = with(spec, connection, prefix, options(), config -> config.abort(key));

@@ -57,9 +57,8 @@ final class RecipeCommands {
       subcommands = {RwLock.Holders.class, RwLock.Waiters.class})
   static final class RwLock extends CommandGroup {
 
-    @Command(name = "holders", mixinStandardHelpOptions = true,
-        description = "Prints who holds the read-write lock at <path>: the writer, or every reader, one line each.")
-    static final class Holders implements Callable<Integer> {
+    /** What both listings share: the path, the check that it is a read-write lock, the printing. */
+    abstract static class Listing implements Callable<Integer> {
       @Spec CommandSpec spec;
       @Mixin ConnectOptions connection;
       @Mixin JsonOutput json;
@@ -67,37 +66,59 @@ final class RecipeCommands {
       @Parameters(index = "0", paramLabel = "<path>", description = "The lock's path, e.g. /locks/catalog.")
       String path;
 
+      abstract String field();
+
+      abstract List<LockOwner> read(ReadWriteLock lock);
+
+      abstract String none();
+
       @Override
       public Integer call() {
         LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
         try (Baton baton = connection.open(spec)) {
           ReadWriteLock lock = baton.readWriteLock(path);
           RecipeCheck.expect(baton, path, connection.connectTimeout, "read-write lock", NodeKind.READ_WRITE_LOCK);
-          printOwners(spec.commandLine().getOut(), json, path, "holders", lock.holders(), path + " is free: nobody holds it");
+          printOwners(spec.commandLine().getOut(), json, path, field(), read(lock), none());
           return BatonCommand.OK;
         }
       }
     }
 
-    @Command(name = "waiters", mixinStandardHelpOptions = true,
-        description = "Prints who waits for the read-write lock at <path>, next in line first.")
-    static final class Waiters implements Callable<Integer> {
-      @Spec CommandSpec spec;
-      @Mixin ConnectOptions connection;
-      @Mixin JsonOutput json;
-
-      @Parameters(index = "0", paramLabel = "<path>", description = "The lock's path, e.g. /locks/catalog.")
-      String path;
+    @Command(name = "holders", mixinStandardHelpOptions = true,
+        description = "Prints who holds the read-write lock at <path>: the writer, or every reader, one line each.")
+    static final class Holders extends Listing {
+      @Override
+      String field() {
+        return "holders";
+      }
 
       @Override
-      public Integer call() {
-        LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
-        try (Baton baton = connection.open(spec)) {
-          ReadWriteLock lock = baton.readWriteLock(path);
-          RecipeCheck.expect(baton, path, connection.connectTimeout, "read-write lock", NodeKind.READ_WRITE_LOCK);
-          printOwners(spec.commandLine().getOut(), json, path, "waiters", lock.waiters(), "nobody waits for " + path);
-          return BatonCommand.OK;
-        }
+      List<LockOwner> read(ReadWriteLock lock) {
+        return lock.holders();
+      }
+
+      @Override
+      String none() {
+        return path + " is free: nobody holds it";
+      }
+    }
+
+    @Command(name = "waiters", mixinStandardHelpOptions = true,
+        description = "Prints who waits for the read-write lock at <path>, next in line first.")
+    static final class Waiters extends Listing {
+      @Override
+      String field() {
+        return "waiters";
+      }
+
+      @Override
+      List<LockOwner> read(ReadWriteLock lock) {
+        return lock.waiters();
+      }
+
+      @Override
+      String none() {
+        return "nobody waits for " + path;
       }
     }
   }
