@@ -78,14 +78,7 @@ final class CacheCommand implements Callable<Integer> {
         }
       });
       cache.start();
-      Thread hook = new Thread(stop::countDown, "baton-cache-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      stop.await();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // Ctrl-C: the hook released the latch.
-      }
+      UntilStopped.await(stop, "baton-cache");
     }
     return BatonCommand.OK;
   }

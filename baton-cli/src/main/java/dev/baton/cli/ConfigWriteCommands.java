@@ -153,14 +153,7 @@ final class ConfigWriteCommands {
             }
           }
         });
-        Thread hook = new Thread(stop::countDown, "baton-config-watch-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        stop.await();
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // Ctrl-C: the hook released the latch.
-        }
+        UntilStopped.await(stop, "baton-config-watch");
       }
       return BatonCommand.OK;
     }

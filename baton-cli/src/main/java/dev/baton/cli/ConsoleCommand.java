@@ -72,18 +72,11 @@ final class ConsoleCommand implements Callable<Integer> {
       }
       try (server) {
         server.start(connection.connectTimeout);
-        Thread hook = new Thread(stop::countDown, "baton-console-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
         out.println("Baton console at http://" + host + ":" + server.port() + "/ showing " + root + " of "
             + baton.connectString() + (allowWrites ? " (writes allowed)" : " (read only; --allow-writes to revoke)"));
         out.println("Press Ctrl-C to stop.");
         out.flush();
-        stop.await();
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // Ctrl-C: the hook released the latch.
-        }
+        UntilStopped.await(stop, "baton-console");
       }
     }
     return BatonCommand.OK;

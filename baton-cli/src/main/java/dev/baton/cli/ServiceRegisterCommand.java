@@ -84,14 +84,7 @@ final class ServiceRegisterCommand implements Callable<Integer> {
         return GuardedCommand.run("baton service register", command, Map.of("BATON_INSTANCE_ID", instance.id()),
             Duration.ofSeconds(5), spec.commandLine().getErr(), "the registration", stop -> { });
       }
-      Thread hook = new Thread(stop::countDown, "baton-register-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      stop.await();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // Ctrl-C: the hook released the latch.
-      }
+      UntilStopped.await(stop, "baton-register");
     }
     return BatonCommand.OK;
   }
