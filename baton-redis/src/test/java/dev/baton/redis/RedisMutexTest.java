@@ -201,4 +201,34 @@ class RedisMutexTest extends RedisTestSupport {
     held.close();
     waiting.get(5, TimeUnit.SECONDS).close();
   }
+
+  @Test
+  void aDeadWaiterAtTheHeadOfTheQueue_isSweptOut_bothByAnAcquireAndByARelease() throws Exception {
+    // A waiter that was killed leaves its entry until its deadline passes (the waiter lease).
+    long now = serverMillis();
+    raw().zadd("baton_lock_queue:{swept}", 1, "{\"id\":\"killed-1\"}");
+    raw().zadd("baton_lock_alive:{swept}", now - 1, "{\"id\":\"killed-1\"}");
+    Lease first = client().mutex("swept").tryAcquire(Duration.ZERO).orElseThrow();
+    assertThat(raw().zcard("baton_lock_queue:{swept}")).isZero();
+
+    // Dead only after the live waiter queued behind it: the release must skip it and wake the live one.
+    RedisBaton waiterClient = client(RedisBaton.builder().uri(redis.uri()).waiterLease(Duration.ofSeconds(30)));
+    long deadline = serverMillis() + 1_000;
+    raw().zadd("baton_lock_queue:{swept}", 2, "{\"id\":\"killed-2\"}");
+    raw().zadd("baton_lock_alive:{swept}", deadline, "{\"id\":\"killed-2\"}");
+    CompletableFuture<Lease> waiting = waiterClient.mutex("swept").acquireAsync();
+    await().until(() -> raw().zcard("baton_lock_queue:{swept}") == 2);
+    await().until(() -> serverMillis() > deadline);
+    first.close();
+    // The waiter's own re-check comes after 10 s: only the release's wake-up is this quick.
+    Lease second = waiting.get(5, TimeUnit.SECONDS);
+    assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+    assertThat(raw().zscore("baton_lock_queue:{swept}", "{\"id\":\"killed-2\"}")).isNull();
+    second.close();
+  }
+
+  private long serverMillis() {
+    List<String> time = raw().time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+  }
 }

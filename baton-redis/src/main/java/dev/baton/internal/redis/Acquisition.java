@@ -93,10 +93,8 @@ final class Acquisition {
       return;
     }
     long sentAt = System.nanoTime();
-    RedisSettings settings = session.settings();
-    mutex.scripts(LockScripts.ACQUIRE, member, Long.toString(settings.leaseTtl().toMillis()),
-            queue ? "queue" : "try", Long.toString(settings.waiterLease().toMillis()), mutex.keys().layoutArg(), ownerId,
-            Integer.toString(mutex.tokensPerGrant()))
+    mutex.scripts(LockScripts.ACQUIRE, member, session.leaseTtlArg(), queue ? "queue" : "try",
+            session.waiterLeaseArg(), mutex.keys().layoutArg(), ownerId, mutex.tokensPerGrantArg())
         .whenComplete((reply, error) -> onReply((List<?>) reply, error, sentAt));
   }
 

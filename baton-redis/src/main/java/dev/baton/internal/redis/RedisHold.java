@@ -163,7 +163,7 @@ final class RedisHold {
       return;
     }
     long startedAt = System.nanoTime();
-    mutex.scripts(LockScripts.RENEW, value, Long.toString(session.settings().leaseTtl().toMillis()),
+    mutex.scripts(LockScripts.RENEW, value, session.leaseTtlArg(),
             mutex.keys().layoutArg(), ownerId)
         .whenComplete((renewed, error) -> {
           renewing.set(false);

@@ -39,11 +39,13 @@ public final class RedisLockMutex implements Mutex {
   private final LockKeys keys;
   private final Map<Thread, Tenure> heldByThread = new ConcurrentHashMap<>();
   private final LocalCohort cohort;
+  private final String tokensPerGrantArg;
 
   public RedisLockMutex(RedisSession session, String name, RedisMutexOptions options) {
     this.session = session;
     this.name = checkName(name);
     this.options = Objects.requireNonNull(options, "options");
+    this.tokensPerGrantArg = Integer.toString(options.localHandOvers() + 1);
     this.keys = new LockKeys(name, options.layout());
     session.checkOneSlot(name, keys.all());
     if (options.replicaAcks() > 0) {
@@ -60,6 +62,11 @@ public final class RedisLockMutex implements Mutex {
   /** Tokens each grant reserves: one per holder it may serve. */
   int tokensPerGrant() {
     return options.localHandOvers() + 1;
+  }
+
+  /** {@link #tokensPerGrant()} as the acquire script takes it. */
+  String tokensPerGrantArg() {
+    return tokensPerGrantArg;
   }
 
   static String checkName(String name) {

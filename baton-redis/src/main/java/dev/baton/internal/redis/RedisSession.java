@@ -48,6 +48,9 @@ public final class RedisSession {
   private final long pid = ProcessHandle.current().pid();
   private final long processStart = ManagementFactory.getRuntimeMXBean().getStartTime();
   private final AtomicLong sequence = new AtomicLong();
+  // The scripts' arguments in the form they travel, made once rather than on every attempt.
+  private final String leaseTtlArg;
+  private final String waiterLeaseArg;
   private final Set<RedisHold> holds = ConcurrentHashMap.newKeySet();
   private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
   /** Weakly: a cohort lives as long as its mutex object, which the user may drop at any time. */
@@ -57,6 +60,8 @@ public final class RedisSession {
 
   private RedisSession(RedisSettings settings, RedisLink link) {
     this.settings = settings;
+    this.leaseTtlArg = Long.toString(settings.leaseTtl().toMillis());
+    this.waiterLeaseArg = Long.toString(settings.waiterLease().toMillis());
     this.link = link;
     int n = CLIENTS.incrementAndGet();
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, daemon("baton-redis-timer-" + n));
@@ -133,6 +138,16 @@ public final class RedisSession {
   }
 
   /** A new owner id for one acquisition: {@code <client id>:<sequence>}. */
+  /** The lease TTL in milliseconds, as the scripts take it. */
+  String leaseTtlArg() {
+    return leaseTtlArg;
+  }
+
+  /** The waiter lease in milliseconds, as the acquire script takes it. */
+  String waiterLeaseArg() {
+    return waiterLeaseArg;
+  }
+
   String nextOwnerId() {
     return clientId + ":" + sequence.incrementAndGet();
   }

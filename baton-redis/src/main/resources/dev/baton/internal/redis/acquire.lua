@@ -5,33 +5,42 @@
 --       5 'plain' | 'redisson', 6 owner id (the hash field in the Redisson layout), 7 tokens to
 --       reserve: a client that hands the lock between its threads gives each the next token
 -- Returns {1, token, value} when granted, else {0, the lock's pttl, the member's rank or -1}.
+-- The uncontended grant is the path every cycle takes, so it reads as little as it can: the
+-- queue's sweep of dead waiters runs only when somebody queues.
 redis.replicate_commands()
 local member, ttl, mode, layout, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6]
-local waiterLease = tonumber(ARGV[4])
 local prefix = string.sub(member, 1, -2) .. ',"token":'
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 -- An earlier attempt of this member may have been granted with its reply lost: it holds already.
-local mine
+local taken
 if layout == 'redisson' then
-  if redis.call('HEXISTS', KEYS[1], id) == 1 then mine = redis.call('GET', KEYS[5]) end
+  if redis.call('HEXISTS', KEYS[1], id) == 1 then
+    local mine = redis.call('GET', KEYS[5])
+    return {1, tonumber(string.match(mine, '"token":(%d+)')), mine}
+  end
+  taken = redis.call('EXISTS', KEYS[1]) == 1
 else
   local current = redis.call('GET', KEYS[1])
-  if current and string.sub(current, 1, #prefix) == prefix then mine = current end
-end
-if mine then
-  return {1, tonumber(string.match(mine, '"token":(%d+)')), mine}
-end
-
-local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
-for i = 1, #dead do
-  redis.call('ZREM', KEYS[3], dead[i])
-  redis.call('ZREM', KEYS[4], dead[i])
+  if current and string.sub(current, 1, #prefix) == prefix then
+    return {1, tonumber(string.match(current, '"token":(%d+)')), current}
+  end
+  taken = current ~= false
 end
 
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The deadlines are kept with the queue and expire with it: an empty queue has no dead waiters.
+local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if head and head ~= member then
+  local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
+  for i = 1, #dead do
+    redis.call('ZREM', KEYS[3], dead[i])
+    redis.call('ZREM', KEYS[4], dead[i])
+  end
+  if #dead > 0 then head = redis.call('ZRANGE', KEYS[3], 0, 0)[1] end
+end
+
+if not taken then
   if head == nil or head == member then
     -- The next token is the larger of the last one plus one and the server's clock in
     -- microseconds: tokens keep growing even after a restart without persistence lost the counter.
@@ -62,6 +71,7 @@ end
 local pttl = redis.call('PTTL', KEYS[1])
 local rank = -1
 if mode == 'queue' then
+  local waiterLease = tonumber(ARGV[4])
   if not redis.call('ZSCORE', KEYS[3], member) then
     local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
     local order = now

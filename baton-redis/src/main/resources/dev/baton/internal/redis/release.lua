@@ -10,6 +10,9 @@ if ARGV[2] == 'redisson' then
 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
+-- Nobody queues on most releases: the clock and the sweep are needed only when somebody does.
+local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if not head then return 1 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
@@ -17,6 +20,6 @@ for i = 1, #dead do
   redis.call('ZREM', KEYS[3], dead[i])
   redis.call('ZREM', KEYS[4], dead[i])
 end
-local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if #dead > 0 then head = redis.call('ZRANGE', KEYS[3], 0, 0)[1] end
 if head then redis.call('PUBLISH', KEYS[6], head) end
 return 1
