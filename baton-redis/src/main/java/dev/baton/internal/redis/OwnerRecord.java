@@ -23,7 +23,7 @@ final class OwnerRecord {
   /** {@code {"id":..,"host":..,"pid":..,"start":..,"thread":..}}; ends with '}', as the scripts expect. */
   static String member(String id, String host, long pid, long start, String thread) {
     // Written by hand rather than through a tree: one is made for every acquisition.
-    StringBuilder json = new StringBuilder(96 + thread.length());
+    StringBuilder json = new StringBuilder(160 + id.length() + host.length() + thread.length());
     json.append("{\"id\":\"");
     QUOTE.quoteAsString(id, json);
     json.append("\",\"host\":\"");
