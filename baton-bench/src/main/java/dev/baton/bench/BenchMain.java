@@ -58,7 +58,7 @@ public final class BenchMain {
       "redis-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
-      ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, RequestCountScenario.NAME);
+      ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, CacheHeapScenario.NAME, RequestCountScenario.NAME);
 
   private BenchMain() {}
 
@@ -194,6 +194,7 @@ public final class BenchMain {
     scenarios.add(new LeaderFailoverScenario());
     scenarios.add(new ConfigPropagationScenario());
     scenarios.add(new ConfigHistoryScenario());
+    scenarios.add(new CacheHeapScenario());
     return scenarios;
   }
 
