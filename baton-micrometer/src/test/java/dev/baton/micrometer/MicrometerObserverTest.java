@@ -22,14 +22,12 @@ import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.ZooKeeperExtension;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,6 +43,7 @@ class MicrometerObserverTest {
   @RegisterExtension
   static final ZooKeeperExtension zk = new ZooKeeperExtension();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final Meters read = new Meters(meters);
 
   private <T extends AutoCloseable> T closing(T resource) {
     return zk.closing(resource);
@@ -56,14 +55,11 @@ class MicrometerObserverTest {
   }
 
   private long acquires(String recipe, String outcome, String grant) {
-    Timer timer = meters.find(MicrometerObserver.ACQUIRE)
-        .tags("recipe", recipe, "path", "/shop", "outcome", outcome, "grant", grant).timer();
-    return timer == null ? 0 : timer.count();
+    return read.acquires(recipe, "/shop", outcome, grant);
   }
 
   private double count(String name, String... tags) {
-    Counter counter = meters.find(name).tags(tags).counter();
-    return counter == null ? 0 : counter.count();
+    return read.count(name, tags);
   }
 
   @Test
@@ -104,14 +100,7 @@ class MicrometerObserverTest {
     cached.acquire(WAIT).close();
 
     Mutex shared = baton.mutex("/shop/busy", MutexOptions.defaults().withLocalHandOver(8));
-    Lease first = shared.acquire(WAIT);
-    CompletableFuture<Lease> second = new CompletableFuture<>();
-    Thread waiter = new Thread(() -> second.complete(shared.acquire(WAIT)));
-    waiter.start();
-    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING
-        || waiter.getState() == Thread.State.TIMED_WAITING);
-    first.close();
-    second.get(20, TimeUnit.SECONDS).close();
+    Meters.handOverOnce(shared, WAIT);
 
     assertThat(count(MicrometerObserver.CACHE_HITS, "recipe", "mutex", "path", "/shop")).isEqualTo(1);
     assertThat(acquires("mutex", "acquired", "cached")).isEqualTo(1);
@@ -131,8 +120,7 @@ class MicrometerObserverTest {
     proxy.restore();
 
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "suspect")).isEqualTo(1);
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "lost")).isEqualTo(1);
+      read.assertOneSuspectThenLost("/shop");
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "suspended")).isGreaterThanOrEqualTo(1);
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "reconnected")).isGreaterThanOrEqualTo(1);
     });

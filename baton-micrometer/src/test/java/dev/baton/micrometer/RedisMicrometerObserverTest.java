@@ -10,11 +10,9 @@ import dev.baton.lock.Mutex;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisMutexOptions;
 import dev.baton.testkit.CloseAfterEach;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +31,7 @@ class RedisMicrometerObserverTest {
   @RegisterExtension
   final CloseAfterEach resources = new CloseAfterEach();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final Meters read = new Meters(meters);
 
   @BeforeAll
   static void startServer() {
@@ -54,14 +53,11 @@ class RedisMicrometerObserverTest {
   }
 
   private long acquires(String outcome, String grant) {
-    Timer timer = meters.find(MicrometerObserver.ACQUIRE)
-        .tags("recipe", "mutex", "path", "shop", "outcome", outcome, "grant", grant).timer();
-    return timer == null ? 0 : timer.count();
+    return read.acquires("mutex", "shop", outcome, grant);
   }
 
   private double count(String name, String... tags) {
-    Counter counter = meters.find(name).tags(tags).counter();
-    return counter == null ? 0 : counter.count();
+    return read.count(name, tags);
   }
 
   @Test
@@ -78,14 +74,7 @@ class RedisMicrometerObserverTest {
       assertThat(baton.mutex("shop:orders:2").tryAcquire(Duration.ofMillis(100))).isEmpty();
     }
     Mutex shared = baton.mutex("shop:busy", RedisMutexOptions.defaults().withLocalHandOver(8));
-    Lease first = shared.acquire(WAIT);
-    CompletableFuture<Lease> second = new CompletableFuture<>();
-    Thread waiter = new Thread(() -> second.complete(shared.acquire(WAIT)));
-    waiter.start();
-    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING
-        || waiter.getState() == Thread.State.TIMED_WAITING);
-    first.close();
-    second.get(20, TimeUnit.SECONDS).close();
+    Meters.handOverOnce(shared, WAIT);
 
     assertThat(acquires("acquired", "queued")).isEqualTo(3);
     assertThat(acquires("acquired", "reentrant")).isEqualTo(1);
@@ -109,8 +98,7 @@ class RedisMicrometerObserverTest {
     redis.restart();
 
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "shop", "cause", "suspect")).isEqualTo(1);
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "shop", "cause", "lost")).isEqualTo(1);
+      read.assertOneSuspectThenLost("shop");
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "suspended")).isEqualTo(1);
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "lost")).isEqualTo(1);
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "reconnected")).isEqualTo(1);
