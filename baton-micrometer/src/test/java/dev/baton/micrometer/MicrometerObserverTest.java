@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.Codec;
 import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
 import dev.baton.lock.Semaphore;
 import dev.baton.queue.ConsumerOptions;
 import dev.baton.queue.DistributedQueue;
@@ -28,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -159,6 +161,21 @@ class MicrometerObserverTest {
       assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-latch", "path", "/shop", "change", "gained")).isEqualTo(1);
       assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-latch", "path", "/shop", "change", "lost")).isEqualTo(1);
     });
+  }
+
+  @Test
+  void leaderSelector_taskRunsAndReturns_countedAsGainedAndLost() {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    CountDownLatch led = new CountDownLatch(1);
+    try (LeaderSelector selector = baton.leaderSelector("/shop/selector", "node-1", leadership -> led.countDown())) {
+      selector.start();
+
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(led.getCount()).isZero();
+        assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-selector", "path", "/shop", "change", "gained")).isEqualTo(1);
+        assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-selector", "path", "/shop", "change", "lost")).isEqualTo(1);
+      });
+    }
   }
 
   @Test

@@ -13,8 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.EnumerablePropertySource;
 
 /**
  * {@code spring.config.import=baton:/config/...}: a config center's keys as Spring properties, in a
@@ -44,7 +46,11 @@ class BatonConfigDataTest {
         var env = context.getEnvironment();
         assertThat(env.getProperty("shop.greeting")).isEqualTo("hello");
         assertThat(env.getProperty("spring.datasource.url")).as("Spring Cloud Zookeeper's slash layout").isEqualTo("jdbc:h2:mem:shop");
-        assertThat(env.getPropertySources().contains("baton:/config/shop")).isTrue();
+        var source = (EnumerablePropertySource<?>) env.getPropertySources().get("baton:/config/shop");
+        assertThat(source).isNotNull();
+        assertThat(source.getPropertyNames()).contains("shop.greeting", "spring.datasource.url");
+        assertThat(Binder.get(env).bind("spring.datasource.url", String.class).get())
+            .as("bound as @ConfigurationProperties would be").isEqualTo("jdbc:h2:mem:shop");
 
         config.set("shop.greeting", "bonjour");
 
