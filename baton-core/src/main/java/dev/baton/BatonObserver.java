@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * Told what a client's locks and session do, for metrics ({@code baton-micrometer}) or logs. Set
- * with {@link Baton.Builder#observer}; every method has a no-op default. Calls come on the thread
+ * with {@link Baton.Builder#observer} (or {@code RedisBaton.Builder.observer} for Redis locks and
+ * connection states); every method has a no-op default. Calls come on the thread
  * that saw the event (a caller's, or the client's event executor): keep them short and never block.
  * An exception thrown here is logged and dropped; it never reaches the lock.
  *
