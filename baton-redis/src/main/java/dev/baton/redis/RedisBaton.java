@@ -106,6 +106,9 @@ public final class RedisBaton implements AutoCloseable {
    * Builder#leaseTtl lease TTL}, when no lease of this client can still be valid; {@link
    * ConnectionState#RECONNECTED} when every such connection is back (leases still in Redis turn
    * {@code HELD} again at their next renewal, the others {@code LOST}). Reading it sends nothing.
+   * A server that stops answering without closing the connection (paused, or a link that drops
+   * packets) is not a drop to Lettuce: the leases see it first, turning {@code SUSPECT} when a
+   * renewal times out, while this still reads {@code CONNECTED}.
    */
   public ConnectionState connectionState() {
     return session.connectionState();
