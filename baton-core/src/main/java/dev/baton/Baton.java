@@ -239,7 +239,8 @@ public final class Baton implements AutoCloseable {
    */
   public Semaphore semaphore(String path, int permits) {
     session.checkOpen();
-    return new ZkSemaphore(session, RecipePaths.check(session.settings(), path, "semaphore path"), permits);
+    Semaphore semaphore = new ZkSemaphore(session, RecipePaths.check(session.settings(), path, "semaphore path"), permits);
+    return observation == null ? semaphore : observation.semaphore(semaphore);
   }
 
   /**
@@ -286,9 +287,10 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
-    return new ZkLeaderLatch(
+    LeaderLatch latch = new ZkLeaderLatch(
         session, RecipePaths.check(session.settings(), path, "leader latch path", NodeSizes.utf8Length(participantId)),
         participantId);
+    return observation == null ? latch : observation.leaderLatch(latch);
   }
 
   /**
@@ -300,9 +302,10 @@ public final class Baton implements AutoCloseable {
    */
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
-    return new ZkLeaderSelector(
+    LeaderSelector selector = new ZkLeaderSelector(
         session, RecipePaths.check(session.settings(), path, "leader selector path",
             NodeSizes.utf8Length(participantId)), participantId, task);
+    return observation == null ? selector : observation.leaderSelector(selector);
   }
 
   /**
@@ -316,7 +319,8 @@ public final class Baton implements AutoCloseable {
    */
   public <T> DistributedQueue<T> queue(String path, Codec<T> codec) {
     session.checkOpen();
-    return new ZkQueue<>(session, RecipePaths.check(session.settings(), path, "queue path"), codec);
+    String checked = RecipePaths.check(session.settings(), path, "queue path");
+    return new ZkQueue<>(session, checked, codec, observation == null ? event -> { } : observation.queue(checked));
   }
 
   /**

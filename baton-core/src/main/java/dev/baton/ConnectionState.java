@@ -9,6 +9,10 @@ package dev.baton;
  *                                 └─session expired, or silent past the session timeout──▶ LOST
  *   LOST ──a new session is established by the client itself──▶ RECONNECTED
  * </pre>
+ *
+ * <p>The Redis client ({@code RedisBaton.connectionState()}) reports the same states: SUSPENDED
+ * when a connection that carries lock commands drops, LOST once it has stayed down for the lease
+ * TTL (its leases cannot have been renewed in time), RECONNECTED when it is back.
  */
 public enum ConnectionState {
   /** The first connection of this client is established. */

@@ -28,7 +28,12 @@ import java.util.Objects;
  *   <li>{@value #LEASE_LOSSES} counter: held leases that turned SUSPECT or LOST [recipe, path,
  *       cause = suspect|lost]
  *   <li>{@value #SESSION_STATES} counter: connection state changes [state]
+ *   <li>{@value #LEADERSHIP} counter: leadership gained and lost [recipe = leader-latch|leader-selector,
+ *       path, change = gained|lost]
+ *   <li>{@value #QUEUE_ITEMS} counter: queue items [path, event = taken|acked|released|dead-lettered]
  * </ul>
+ * Semaphores ({@code recipe = semaphore}) and Redis clients ({@code RedisBaton.Builder.observer})
+ * record the lock meters too; a Redis lock name is cut at its colons ({@link PathTags}).
  * {@link ConfigMetrics} and {@link RegistryMetrics} add the config center's and the registry's.
  */
 public final class MicrometerObserver implements BatonObserver {
@@ -38,6 +43,8 @@ public final class MicrometerObserver implements BatonObserver {
   public static final String CACHE_HITS = "baton.lock.cache.hits";
   public static final String LEASE_LOSSES = "baton.lease.losses";
   public static final String SESSION_STATES = "baton.session.state.changes";
+  public static final String LEADERSHIP = "baton.leadership.changes";
+  public static final String QUEUE_ITEMS = "baton.queue.items";
 
   private final MeterRegistry registry;
   private final PathTags paths;
@@ -85,12 +92,34 @@ public final class MicrometerObserver implements BatonObserver {
         .tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry).increment();
   }
 
+  @Override
+  public void leadershipGained(String recipe, String path) {
+    leadership(recipe, path, "gained");
+  }
+
+  @Override
+  public void leadershipLost(String recipe, String path) {
+    leadership(recipe, path, "lost");
+  }
+
+  private void leadership(String recipe, String path, String change) {
+    Counter.builder(LEADERSHIP).description("Leadership gained and lost by this client's elections")
+        .tags("recipe", recipe, "path", paths.of(path), "change", change).register(registry).increment();
+  }
+
+  @Override
+  public void queueItem(String path, QueueEvent event) {
+    Counter.builder(QUEUE_ITEMS).description("Queue items taken, acknowledged, given back or dead-lettered")
+        .tags("path", paths.of(path), "event", tagOf(event))
+        .register(registry).increment();
+  }
+
   private Timer acquireTimer(String recipe, String prefix, String outcome, String grant) {
     return Timer.builder(ACQUIRE).description("How long lock acquisitions waited")
         .tags("recipe", recipe, "path", prefix, "outcome", outcome, "grant", grant).register(registry);
   }
 
-  private static String tagOf(Grant grant) {
-    return grant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  private static String tagOf(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 }

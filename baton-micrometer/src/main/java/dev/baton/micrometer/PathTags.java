@@ -5,7 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a path into a tag value of bounded cardinality: its first {@code depth} segments (so
- * {@code /locks/sku-42} is {@code /locks} at depth 1), and once {@code maxValues} different
+ * {@code /locks/sku-42} is {@code /locks} at depth 1; a Redis lock name, which has no leading
+ * slash, is cut at colons as Redis keys are named: {@code orders:sku-42} is {@code orders}), and once {@code maxValues} different
  * prefixes have been seen, {@value #OTHER} for any new one. A metrics backend then never sees more
  * than {@code maxValues + 1} values, however many lock paths an application makes.
  */
@@ -54,14 +55,16 @@ public final class PathTags {
     if (path == null || path.isEmpty()) {
       return "/";
     }
-    int end = 0;
+    boolean zookeeper = path.charAt(0) == '/';
+    char separator = zookeeper ? '/' : ':';
+    int end = zookeeper ? 0 : -1;
     for (int segment = 0; segment < depth; segment++) {
-      int next = path.indexOf('/', end + 1);
+      int next = path.indexOf(separator, end + 1);
       if (next < 0) {
         return path;
       }
       end = next;
     }
-    return end == 0 ? "/" : path.substring(0, end);
+    return end == 0 ? String.valueOf(separator) : path.substring(0, end);
   }
 }

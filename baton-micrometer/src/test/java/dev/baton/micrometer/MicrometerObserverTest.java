@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.Codec;
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
+import dev.baton.lock.Semaphore;
+import dev.baton.queue.ConsumerOptions;
+import dev.baton.queue.DistributedQueue;
+import dev.baton.queue.QueueConsumer;
 import dev.baton.config.ConfigCenter;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
@@ -16,12 +23,13 @@ import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.ZooKeeperExtension;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +45,7 @@ class MicrometerObserverTest {
   @RegisterExtension
   static final ZooKeeperExtension zk = new ZooKeeperExtension();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final Meters read = new Meters(meters);
 
   private <T extends AutoCloseable> T closing(T resource) {
     return zk.closing(resource);
@@ -48,14 +57,11 @@ class MicrometerObserverTest {
   }
 
   private long acquires(String recipe, String outcome, String grant) {
-    Timer timer = meters.find(MicrometerObserver.ACQUIRE)
-        .tags("recipe", recipe, "path", "/shop", "outcome", outcome, "grant", grant).timer();
-    return timer == null ? 0 : timer.count();
+    return read.acquires(recipe, "/shop", outcome, grant);
   }
 
   private double count(String name, String... tags) {
-    Counter counter = meters.find(name).tags(tags).counter();
-    return counter == null ? 0 : counter.count();
+    return read.count(name, tags);
   }
 
   @Test
@@ -96,14 +102,7 @@ class MicrometerObserverTest {
     cached.acquire(WAIT).close();
 
     Mutex shared = baton.mutex("/shop/busy", MutexOptions.defaults().withLocalHandOver(8));
-    Lease first = shared.acquire(WAIT);
-    CompletableFuture<Lease> second = new CompletableFuture<>();
-    Thread waiter = new Thread(() -> second.complete(shared.acquire(WAIT)));
-    waiter.start();
-    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING
-        || waiter.getState() == Thread.State.TIMED_WAITING);
-    first.close();
-    second.get(20, TimeUnit.SECONDS).close();
+    Meters.handOverOnce(shared, WAIT);
 
     assertThat(count(MicrometerObserver.CACHE_HITS, "recipe", "mutex", "path", "/shop")).isEqualTo(1);
     assertThat(acquires("mutex", "acquired", "cached")).isEqualTo(1);
@@ -123,13 +122,85 @@ class MicrometerObserverTest {
     proxy.restore();
 
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "suspect")).isEqualTo(1);
-      assertThat(count(MicrometerObserver.LEASE_LOSSES, "recipe", "mutex", "path", "/shop", "cause", "lost")).isEqualTo(1);
+      read.assertOneSuspectThenLost("/shop");
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "suspended")).isGreaterThanOrEqualTo(1);
       assertThat(count(MicrometerObserver.SESSION_STATES, "state", "reconnected")).isGreaterThanOrEqualTo(1);
     });
     lease.close();
     assertThat(meters.find(MicrometerObserver.HELD).timer()).as("a lost lease is no hold that ended in a release").isNull();
+  }
+
+  @Test
+  void semaphore_leasesTakenAndReleased_countedAsTheSemaphoreRecipe() {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    Semaphore pool = baton.semaphore("/shop/pool", 2);
+
+    try (Lease one = pool.acquire(WAIT); Lease two = pool.acquire(WAIT)) {
+      assertThat(pool.tryAcquire(Duration.ofMillis(100))).as("both permits taken").isEmpty();
+    }
+
+    assertThat(acquires("semaphore", "acquired", "queued")).isEqualTo(2);
+    assertThat(acquires("semaphore", "timeout", "none")).isEqualTo(1);
+    await().atMost(WAIT).untilAsserted(() -> {
+      Timer held = meters.find(MicrometerObserver.HELD).tags("recipe", "semaphore", "path", "/shop").timer();
+      assertThat(held).isNotNull();
+      assertThat(held.count()).isEqualTo(2);
+    });
+  }
+
+  @Test
+  void leaderLatch_gainedThenClosed_countedAsGainedAndLost() {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    LeaderLatch latch = baton.leaderLatch("/shop/leader", "node-1");
+    latch.start();
+    assertThat(latch.await(WAIT)).isTrue();
+
+    latch.close();
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-latch", "path", "/shop", "change", "gained")).isEqualTo(1);
+      assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-latch", "path", "/shop", "change", "lost")).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void leaderSelector_taskRunsAndReturns_countedAsGainedAndLost() {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    CountDownLatch led = new CountDownLatch(1);
+    try (LeaderSelector selector = baton.leaderSelector("/shop/selector", "node-1", leadership -> led.countDown())) {
+      selector.start();
+
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(led.getCount()).isZero();
+        assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-selector", "path", "/shop", "change", "gained")).isEqualTo(1);
+        assertThat(count(MicrometerObserver.LEADERSHIP, "recipe", "leader-selector", "path", "/shop", "change", "lost")).isEqualTo(1);
+      });
+    }
+  }
+
+  @Test
+  void queue_itemsTakenAckedGivenBackAndDeadLettered_countedByEvent() {
+    Baton baton = observed(zk.connectString(), Duration.ofSeconds(10));
+    DistributedQueue<String> queue = baton.queue("/shop/jobs", Codec.utf8());
+    queue.put("given-back");
+    queue.take(WAIT).orElseThrow().release();
+    queue.take(WAIT).orElseThrow().ack();
+    queue.put("poison");
+    List<String> dead = new CopyOnWriteArrayList<>();
+
+    try (QueueConsumer consumer = queue.consume(item -> {
+      throw new IllegalStateException("cannot handle " + item);
+    }, ConsumerOptions.defaults().withMaxAttempts(2).withBackOff(Duration.ofMillis(10), Duration.ofMillis(10))
+        .withDeadLetterHandler(letter -> dead.add(new String(letter.data(), StandardCharsets.UTF_8))))) {
+      await().atMost(WAIT).until(() -> dead.contains("poison"));
+    }
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(count(MicrometerObserver.QUEUE_ITEMS, "path", "/shop", "event", "taken")).as("2 takes, 2 deliveries").isEqualTo(4);
+      assertThat(count(MicrometerObserver.QUEUE_ITEMS, "path", "/shop", "event", "acked")).isEqualTo(1);
+      assertThat(count(MicrometerObserver.QUEUE_ITEMS, "path", "/shop", "event", "released")).as("1 release, 1 failure").isEqualTo(2);
+      assertThat(count(MicrometerObserver.QUEUE_ITEMS, "path", "/shop", "event", "dead-lettered")).isEqualTo(1);
+    });
   }
 
   @Test
@@ -172,6 +243,8 @@ class MicrometerObserverTest {
     assertThat(List.of(tags.of("/a/x"), tags.of("/b/y"), tags.of("/c/z"), tags.of("/a/w")))
         .containsExactly("/a", "/b", PathTags.OTHER, "/a");
     assertThat(new PathTags(2, 10).of("/locks/orders/42")).isEqualTo("/locks/orders");
+    assertThat(new PathTags(1, 10).of("orders:sku-42")).as("a Redis lock name").isEqualTo("orders");
+    assertThat(new PathTags(1, 10).of("orders")).isEqualTo("orders");
     assertThatThrownBy(() -> new PathTags(0, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("depth");
   }
 }

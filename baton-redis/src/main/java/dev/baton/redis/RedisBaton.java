@@ -1,13 +1,20 @@
 package dev.baton.redis;
 
+import dev.baton.BatonObserver;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
+import dev.baton.ConnectionState;
+import dev.baton.ConnectionStateListener;
+import dev.baton.internal.observe.Observation;
 import dev.baton.internal.redis.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
 import dev.baton.lock.Mutex;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * A client of one Redis server, a Sentinel-watched master, or a Redis Cluster, that hands out the same {@link Mutex}
@@ -30,7 +37,9 @@ import java.util.Objects;
  * {@code validUntil()} without a renewal. Read the package's documentation for what this backend
  * cannot promise that ZooKeeper can.
  *
- * <p><b>Connection loss</b>: the client reconnects by itself. Commands sent while it is
+ * <p><b>Connection loss</b>: the client reconnects by itself, and says so through {@link
+ * #connectionState()} and its listeners (SUSPENDED at once, LOST after the lease TTL, RECONNECTED
+ * once back). Commands sent while it is
  * disconnected fail at once rather than queue; waiters keep their place in the queue for the
  * {@link Builder#waiterLease waiter lease} and try again when the connection is back. In a
  * cluster each master has a connection of its own: while one master is unreachable, the leases
@@ -39,9 +48,14 @@ import java.util.Objects;
  */
 public final class RedisBaton implements AutoCloseable {
   private final RedisSession session;
+  private final Observation observation; // null without an observer: nothing is wrapped
 
-  private RedisBaton(RedisSession session) {
+  private RedisBaton(RedisSession session, Observation observation) {
     this.session = session;
+    this.observation = observation;
+    if (observation != null) {
+      session.addStateListener(observation::connectionStateChanged, Runnable::run);
+    }
   }
 
   /**
@@ -80,7 +94,47 @@ public final class RedisBaton implements AutoCloseable {
   public Mutex mutex(String name, RedisMutexOptions options) {
     Objects.requireNonNull(options, "options");
     session.checkOpen();
-    return new RedisLockMutex(session, name, options);
+    Mutex mutex = new RedisLockMutex(session, name, options);
+    return observation == null ? mutex : observation.mutex("mutex", mutex);
+  }
+
+  /**
+   * The connection's state, in the ZooKeeper client's words: {@link ConnectionState#CONNECTED}
+   * from the start; {@link ConnectionState#SUSPENDED} as soon as a connection that carries lock
+   * commands drops (on a cluster, any master's), while Lettuce reconnects by itself and held leases
+   * turn {@code SUSPECT}; {@link ConnectionState#LOST} once it has stayed down for the {@link
+   * Builder#leaseTtl lease TTL}, when no lease of this client can still be valid; {@link
+   * ConnectionState#RECONNECTED} when every such connection is back (leases still in Redis turn
+   * {@code HELD} again at their next renewal, the others {@code LOST}). Reading it sends nothing.
+   * A server that stops answering without closing the connection (paused, or a link that drops
+   * packets) is not a drop to Lettuce: the leases see it first, turning {@code SUSPECT} when a
+   * renewal times out, while this still reads {@code CONNECTED}.
+   */
+  public ConnectionState connectionState() {
+    return session.connectionState();
+  }
+
+  /** Since when the connection has been down (SUSPENDED or LOST), or empty while it is up. */
+  public Optional<Instant> disconnectedSince() {
+    return session.disconnectedSince();
+  }
+
+  /**
+   * Tells {@code listener} each change of {@link #connectionState()}, in order, on the client's
+   * event thread (which also runs lease listeners: a connection-state listener hears a change
+   * before any lease listener hears its consequence). Keep it short: it delays the others.
+   */
+  public void addConnectionStateListener(ConnectionStateListener listener) {
+    addConnectionStateListener(listener, null);
+  }
+
+  /** As {@link #addConnectionStateListener(ConnectionStateListener)}, on {@code executor}. */
+  public void addConnectionStateListener(ConnectionStateListener listener, Executor executor) {
+    session.addStateListener(Objects.requireNonNull(listener, "listener"), executor);
+  }
+
+  public void removeConnectionStateListener(ConnectionStateListener listener) {
+    session.removeStateListener(listener);
   }
 
   /** The server's address as given, without its password. */
@@ -111,8 +165,20 @@ public final class RedisBaton implements AutoCloseable {
     private Duration leaseTtl = Duration.ofSeconds(30);
     private Duration renewEvery;
     private Duration waiterLease = Duration.ofSeconds(10);
+    private BatonObserver observer;
 
     private Builder() {}
+
+    /**
+     * Tells {@code observer} what this client's locks and connection do, as {@code
+     * Baton.Builder.observer} does for ZooKeeper (the same recipe names: a Redis mutex is {@code
+     * "mutex"}): acquire waits, holds, local hand-overs, leases turning SUSPECT or LOST, and
+     * changes of {@link RedisBaton#connectionState()}.
+     */
+    public Builder observer(BatonObserver observer) {
+      this.observer = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
 
     /** The server, Sentinel or cluster, as {@link RedisBaton#connect(String)} reads it; required. */
     public Builder uri(String uri) {
@@ -218,7 +284,7 @@ public final class RedisBaton implements AutoCloseable {
       }
       RedisSettings settings = new RedisSettings(uri, user, password, tls, trustStore, trustStorePassword,
           connectTimeout, commandTimeout, leaseTtl, renew, waiterLease);
-      return new RedisBaton(RedisSession.open(settings));
+      return new RedisBaton(RedisSession.open(settings), Observation.of(observer, RedisLockMutex::handedOver));
     }
 
     private static Duration positive(Duration value, String name) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonException;
 import dev.baton.ConnectionException;
+import dev.baton.ConnectionState;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedRedisCluster;
 import dev.baton.lock.Lease;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -210,6 +212,27 @@ class RedisClusterTest {
     assertThatThrownBy(() -> baton.mutex("a{b")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'a{b'").hasMessageContaining("slots");
     assertThat(baton.mutex("orders{eu}").tryAcquire(Duration.ZERO)).isPresent();
+  }
+
+  @Test
+  void aMasterRestarted_suspendsTheClientWhileOthersStayUp_thenReconnected() {
+    RedisBaton baton = client();
+    baton.mutex(namePerMaster.get(0)).acquire(Duration.ofSeconds(20)).close(); // a connection to each master
+    baton.mutex(namePerMaster.get(1)).acquire(Duration.ofSeconds(20)).close();
+    List<ConnectionState> heard = new CopyOnWriteArrayList<>();
+    baton.addConnectionStateListener(heard::add);
+
+    cluster.nodes().get(0).restart();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains(ConnectionState.SUSPENDED));
+    await().atMost(Duration.ofSeconds(20)).until(() -> baton.connectionState() == ConnectionState.RECONNECTED);
+    await().atMost(Duration.ofSeconds(20)).until(() -> heard.get(heard.size() - 1) == ConnectionState.RECONNECTED);
+    assertThat(heard.get(0)).as("one master down suspends the client").isEqualTo(ConnectionState.SUSPENDED);
+    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> cluster.nodes().stream()
+        .allMatch(node -> raw(node).clusterInfo().contains("cluster_state:ok")));
+    try (Lease again = baton.mutex(namePerMaster.get(0)).acquire(Duration.ofSeconds(20))) {
+      assertThat(again.isValid()).isTrue();
+    }
   }
 
   @Test

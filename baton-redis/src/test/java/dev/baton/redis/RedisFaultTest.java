@@ -110,6 +110,7 @@ class RedisFaultTest extends RedisTestSupport {
 
     await().until(() -> seen.contains(LeaseState.SUSPECT));
     await().atMost(Duration.ofSeconds(10)).until(() -> lease.state() == LeaseState.LOST);
+    await().until(() -> seen.contains(LeaseState.LOST)); // listeners hear it on the event thread, after the state reads LOST
     assertThat(seen).containsSubsequence(LeaseState.SUSPECT, LeaseState.LOST);
     Lease next = client().mutex("cut").acquire(Duration.ofSeconds(10));
     assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());

@@ -49,19 +49,29 @@ public final class BatonLockProvider implements ExtensibleLockProvider, AutoClos
   private final Function<String, Mutex> mutexes;
   private final String prefix;
   private final Map<String, HeldJobLock> held = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread thread = new Thread(r, "baton-shedlock-timer");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ScheduledExecutorService timer;
 
   /**
    * Locks named {@code prefix + name} from {@code mutexes}: {@code redis::mutex} with a key prefix
    * such as {@code "shedlock:"}, or any function giving a non-reentrant use of a {@link Mutex}.
    */
   public BatonLockProvider(Function<String, Mutex> mutexes, String prefix) {
+    this(mutexes, prefix, Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "baton-shedlock-timer");
+      thread.setDaemon(true);
+      return thread;
+    }));
+  }
+
+  /**
+   * With the deadlines run on {@code timer}, which the provider owns from now on ({@link #close()}
+   * shuts it down): a single-threaded timer runs them in the order they fall due, so whoever shares
+   * it can tell that a deadline has passed without guessing at wall-clock time.
+   */
+  BatonLockProvider(Function<String, Mutex> mutexes, String prefix, ScheduledExecutorService timer) {
     this.mutexes = Objects.requireNonNull(mutexes, "mutexes");
     this.prefix = Objects.requireNonNull(prefix, "prefix");
+    this.timer = Objects.requireNonNull(timer, "timer");
   }
 
   /**

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -30,8 +32,13 @@ import org.junit.jupiter.api.Timeout;
 abstract class LockProviderContract {
   static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
 
+  /** A provider on a new client of the backend (another node) whose deadlines run on {@code timer}, closed after the test. */
+  abstract BatonLockProvider newProvider(ScheduledExecutorService timer);
+
   /** A provider on a new client of the backend (another node), closed after the test. */
-  abstract BatonLockProvider newProvider();
+  BatonLockProvider newProvider() {
+    return newProvider(Executors.newSingleThreadScheduledExecutor());
+  }
 
   static LockConfiguration config(String name, Duration atMost, Duration atLeast) {
     return new LockConfiguration(Instant.now(), name, atMost, atLeast);
@@ -153,14 +160,20 @@ abstract class LockProviderContract {
 
   @Test
   void extend_held_newLockHoldsAndTheOldOneIsRetired() {
-    BatonLockProvider provider = newProvider();
-    SimpleLock first = provider.lock(config("extend", Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+    Duration firstAtMost = Duration.ofMillis(300);
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    BatonLockProvider provider = newProvider(timer);
+    SimpleLock first = provider.lock(config("extend", firstAtMost, Duration.ZERO)).orElseThrow();
+    // Due no sooner than the first lockAtMostFor, on the same single thread: once it has run, the
+    // old deadline would have run too, had extend() not cancelled it.
+    ScheduledFuture<?> pastFirstDeadline = timer.schedule(() -> {}, firstAtMost.toNanos(), TimeUnit.NANOSECONDS);
 
     SimpleLock extended = first.extend(FIVE_MINUTES, Duration.ZERO).orElseThrow();
 
     assertThatThrownBy(first::unlock).isInstanceOf(IllegalStateException.class).hasMessageContaining("extend");
-    await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5))
-        .untilAsserted(() -> assertLocked("extend")); // past the first lockAtMostFor, still held
+    await().atMost(Duration.ofSeconds(10)).until(pastFirstDeadline::isDone);
+    assertLocked("extend");
+    assertThat(provider.currentLease("extend")).as("still held by its provider").isPresent();
     extended.unlock();
     assertThat(freeFor(newProvider(), "extend")).isTrue();
   }

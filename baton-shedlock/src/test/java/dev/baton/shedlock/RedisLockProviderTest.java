@@ -3,6 +3,7 @@ package dev.baton.shedlock;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.CloseAfterEach;
+import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,8 +25,8 @@ class RedisLockProviderTest extends LockProviderContract {
   }
 
   @Override
-  BatonLockProvider newProvider() {
+  BatonLockProvider newProvider(ScheduledExecutorService timer) {
     RedisBaton client = resources.closing(RedisBaton.connect(redis.uri()));
-    return resources.closing(new BatonLockProvider(client::mutex, "shedlock:"));
+    return resources.closing(new BatonLockProvider(client::mutex, "shedlock:", timer));
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Baton;
 import dev.baton.testkit.ZooKeeperExtension;
+import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,10 +14,17 @@ class ZooKeeperLockProviderTest extends LockProviderContract {
   @RegisterExtension
   static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
+  /** Through the public factory, as users make it. */
   @Override
   BatonLockProvider newProvider() {
     Baton baton = zk.closing(Baton.connect(zk.connectString()));
     return zk.closing(BatonLockProvider.zookeeper(baton, "/shedlock"));
+  }
+
+  @Override
+  BatonLockProvider newProvider(ScheduledExecutorService timer) {
+    Baton baton = zk.closing(Baton.connect(zk.connectString()));
+    return zk.closing(new BatonLockProvider(baton::semaphoreMutex, "/shedlock/", timer));
   }
 
   @Test

@@ -3,25 +3,35 @@ package dev.baton.internal.observe;
 import dev.baton.BatonObserver;
 import dev.baton.ConnectionState;
 import dev.baton.FencingTokens;
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
+import dev.baton.leader.LeadershipListener;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client's link to its observer: wraps the mutexes it hands out and tells the observer what
- * they do, shielding the locks from the observer's failures.
+ * One client's link to its observer: wraps the mutexes and semaphores it hands out, listens to its
+ * elections and queues, and tells the observer what they do, shielding the recipes from the
+ * observer's failures.
  *
- * <p>How a grant is told apart without asking the recipe: a lease whose {@link FencingTokens
- * token} has non-zero local bits was served by a node this client already had. If a lease of the
+ * <p>How a grant is told apart without asking the recipe: on ZooKeeper, a lease whose {@link
+ * FencingTokens token} has non-zero local bits was served by a node this client already had (other
+ * backends say it through a predicate of their own). If a lease of the
  * same path was held in this client when the acquisition started, the node came from that holder
  * (a hand-over); otherwise it had been kept after a release (the cache).
  */
@@ -30,15 +40,25 @@ public final class Observation {
   private static final long LOCAL_MASK = FencingTokens.PER_NODE - 1;
 
   private final BatonObserver observer;
+  private final Predicate<Lease> servedLocally;
   private final Map<String, AtomicInteger> heldByPath = new ConcurrentHashMap<>();
 
-  private Observation(BatonObserver observer) {
+  private Observation(BatonObserver observer, Predicate<Lease> servedLocally) {
     this.observer = observer;
+    this.servedLocally = servedLocally;
   }
 
-  /** {@code null} when there is no observer: the client then wraps nothing. */
+  /** For a ZooKeeper client; {@code null} when there is no observer: the client then wraps nothing. */
   public static Observation of(BatonObserver observer) {
-    return observer == null ? null : new Observation(observer);
+    return of(observer, lease -> (lease.fencingToken() & LOCAL_MASK) != 0);
+  }
+
+  /**
+   * For a backend whose tokens say nothing of how a lease was served: {@code servedLocally} tells
+   * a lease that no request granted (handed over, or cached). {@code null} without an observer.
+   */
+  public static Observation of(BatonObserver observer, Predicate<Lease> servedLocally) {
+    return observer == null ? null : new Observation(observer, servedLocally);
   }
 
   public Mutex mutex(String recipe, Mutex mutex) {
@@ -47,6 +67,41 @@ public final class Observation {
 
   public ReadWriteLock readWriteLock(ReadWriteLock lock) {
     return new ObservedReadWriteLock(this, lock);
+  }
+
+  public Semaphore semaphore(Semaphore semaphore) {
+    return new ObservedSemaphore(this, semaphore);
+  }
+
+  /** Tells the observer when {@code latch} gains or loses leadership. */
+  public LeaderLatch leaderLatch(LeaderLatch latch) {
+    latch.addListener(leadership("leader-latch", latch.path()), Runnable::run);
+    return latch;
+  }
+
+  /** Tells the observer when {@code selector} gains or loses leadership. */
+  public LeaderSelector leaderSelector(LeaderSelector selector) {
+    selector.addListener(leadership("leader-selector", selector.path()), Runnable::run);
+    return selector;
+  }
+
+  private LeadershipListener leadership(String recipe, String path) {
+    return new LeadershipListener() {
+      @Override
+      public void leadershipGained(Lease leadership) {
+        tell(o -> o.leadershipGained(recipe, path));
+      }
+
+      @Override
+      public void leadershipLost(Lease leadership) {
+        tell(o -> o.leadershipLost(recipe, path));
+      }
+    };
+  }
+
+  /** What a queue on {@code path} reports its items' events to. */
+  public Consumer<BatonObserver.QueueEvent> queue(String path) {
+    return event -> tell(o -> o.queueItem(path, event));
   }
 
   /** The mutex a wrapper stands for, for code that must see the recipe's own object. */
@@ -66,7 +121,7 @@ public final class Observation {
   void granted(String recipe, String path, Lease lease, long startNanos, boolean reentrant, boolean busyAtStart) {
     long grantedAt = System.nanoTime();
     BatonObserver.Grant grant = reentrant ? BatonObserver.Grant.REENTRANT
-        : (lease.fencingToken() & LOCAL_MASK) == 0 ? BatonObserver.Grant.QUEUED
+        : !servedLocally.test(lease) ? BatonObserver.Grant.QUEUED
         : busyAtStart ? BatonObserver.Grant.LOCAL_HAND_OVER : BatonObserver.Grant.CACHED;
     heldByPath.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     tell(o -> o.acquired(recipe, path, Duration.ofNanos(grantedAt - startNanos), grant));
@@ -84,6 +139,55 @@ public final class Observation {
         }
       }
     }, Runnable::run);
+  }
+
+  /** Runs a blocking acquisition and tells how it went. */
+  Lease blocking(String recipe, String path, boolean reentrant, Supplier<Lease> acquire) {
+    long start = System.nanoTime();
+    boolean busy = anyHeld(path);
+    Lease lease;
+    try {
+      lease = acquire.get();
+    } catch (RuntimeException e) {
+      failed(recipe, path, start, e);
+      throw e;
+    }
+    granted(recipe, path, lease, start, reentrant, busy);
+    return lease;
+  }
+
+  /** Runs an acquisition that may time out without an exception, and tells how it went. */
+  Optional<Lease> trying(String recipe, String path, boolean reentrant, Supplier<Optional<Lease>> acquire) {
+    long start = System.nanoTime();
+    boolean busy = anyHeld(path);
+    Optional<Lease> lease;
+    try {
+      lease = acquire.get();
+    } catch (RuntimeException e) {
+      failed(recipe, path, start, e);
+      throw e;
+    }
+    lease.ifPresentOrElse(l -> granted(recipe, path, l, start, reentrant, busy),
+        () -> failed(recipe, path, start, null));
+    return lease;
+  }
+
+  /**
+   * Starts an asynchronous acquisition and tells how it went. Observes a dependent stage but hands
+   * back the recipe's own future, so that cancelling it still withdraws the waiter.
+   */
+  CompletableFuture<Lease> async(String recipe, String path, Supplier<CompletableFuture<Lease>> acquire) {
+    long start = System.nanoTime();
+    boolean busy = anyHeld(path);
+    CompletableFuture<Lease> future = acquire.get();
+    future.whenComplete((lease, error) -> {
+      if (lease != null) {
+        granted(recipe, path, lease, start, false, busy);
+      } else {
+        failed(recipe, path, start, error);
+      }
+    });
+    return future;
   }
 
   void failed(String recipe, String path, long startNanos, Throwable cause) {

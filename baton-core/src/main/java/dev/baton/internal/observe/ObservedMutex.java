@@ -42,19 +42,7 @@ final class ObservedMutex implements Mutex {
 
   @Override
   public Optional<Lease> tryAcquire(Duration timeout) {
-    long start = System.nanoTime();
-    boolean reentrant = delegate.isHeldByCurrentThread();
-    boolean busy = observation.anyHeld(path());
-    Optional<Lease> lease;
-    try {
-      lease = delegate.tryAcquire(timeout);
-    } catch (RuntimeException e) {
-      observation.failed(recipe, path(), start, e);
-      throw e;
-    }
-    lease.ifPresentOrElse(l -> observation.granted(recipe, path(), l, start, reentrant, busy),
-        () -> observation.failed(recipe, path(), start, null));
-    return lease;
+    return observation.trying(recipe, path(), delegate.isHeldByCurrentThread(), () -> delegate.tryAcquire(timeout));
   }
 
   @Override
@@ -88,33 +76,10 @@ final class ObservedMutex implements Mutex {
   }
 
   private Lease blocking(Supplier<Lease> acquire) {
-    long start = System.nanoTime();
-    boolean reentrant = delegate.isHeldByCurrentThread();
-    boolean busy = observation.anyHeld(path());
-    Lease lease;
-    try {
-      lease = acquire.get();
-    } catch (RuntimeException e) {
-      observation.failed(recipe, path(), start, e);
-      throw e;
-    }
-    observation.granted(recipe, path(), lease, start, reentrant, busy);
-    return lease;
+    return observation.blocking(recipe, path(), delegate.isHeldByCurrentThread(), acquire);
   }
 
   private CompletableFuture<Lease> async(Supplier<CompletableFuture<Lease>> acquire) {
-    long start = System.nanoTime();
-    boolean busy = observation.anyHeld(path());
-    CompletableFuture<Lease> future = acquire.get();
-    // Observe a dependent stage, but hand the caller the recipe's own future, so cancelling it
-    // still withdraws the waiter.
-    future.whenComplete((lease, error) -> {
-      if (lease != null) {
-        observation.granted(recipe, path(), lease, start, false, busy);
-      } else {
-        observation.failed(recipe, path(), start, error);
-      }
-    });
-    return future;
+    return observation.async(recipe, path(), acquire);
   }
 }

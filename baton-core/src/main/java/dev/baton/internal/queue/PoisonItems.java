@@ -71,7 +71,7 @@ final class PoisonItems {
     }
     DeadLetterHandler handler = options.deadLetterHandler().orElseThrow();
     handler.handle(new DeadLetter(item.path(), item.data(), item.attempt(), error));
-    item.ack();
+    item.ackAsDeadLetter();
   }
 
   private void backOff(ZkQueueItem<?> item, Duration delay) {

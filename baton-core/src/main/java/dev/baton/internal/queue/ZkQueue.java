@@ -1,5 +1,6 @@
 package dev.baton.internal.queue;
 
+import dev.baton.BatonObserver;
 import dev.baton.BatonInterruptedException;
 import dev.baton.Codec;
 import dev.baton.ConnectionException;
@@ -27,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -49,8 +51,15 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
   private final Codec<T> codec;
   private final ItemTakers takers;
   private final int maxPacket;
+  private final Consumer<BatonObserver.QueueEvent> events;
 
   public ZkQueue(Session session, String path, Codec<T> codec) {
+    this(session, path, codec, event -> { });
+  }
+
+  /** A queue that reports what happens to its items to {@code events} (the client's observer). */
+  public ZkQueue(Session session, String path, Codec<T> codec, Consumer<BatonObserver.QueueEvent> events) {
+    this.events = Objects.requireNonNull(events, "events");
     this.session = session;
     this.path = path;
     this.codec = Objects.requireNonNull(codec, "codec must not be null");
@@ -223,7 +232,8 @@ public final class ZkQueue<T> implements DistributedQueue<T> {
   }
 
   private QueueItem<T> item(ItemTakers.Claimed claimed) {
-    return new ZkQueueItem<>(session, takers, claimed, path, serverPath, codec);
+    events.accept(BatonObserver.QueueEvent.TAKEN);
+    return new ZkQueueItem<>(session, takers, claimed, path, serverPath, codec, events);
   }
 
   // ---- reads --------------------------------------------------------------------------------

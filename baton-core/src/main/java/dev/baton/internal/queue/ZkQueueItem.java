@@ -1,5 +1,6 @@
 package dev.baton.internal.queue;
 
+import dev.baton.BatonObserver;
 import dev.baton.BatonException;
 import dev.baton.BatonInterruptedException;
 import dev.baton.Codec;
@@ -14,6 +15,7 @@ import dev.baton.internal.session.Session;
 import dev.baton.queue.ClaimLostException;
 import dev.baton.queue.QueueItem;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -38,6 +40,7 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   private final String serverClaimPath;
   private final Codec<T> codec;
   private final List<byte[]> values;
+  private final Consumer<BatonObserver.QueueEvent> events;
 
   // Written under this (held through a whole acknowledgement); read without it by isValid().
   private volatile State state = State.CLAIMED;
@@ -46,7 +49,8 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   private boolean decoded; // guarded by decoding
 
   ZkQueueItem(Session session, ItemTakers takers, ItemTakers.Claimed claimed, String queuePath,
-      String serverQueuePath, Codec<T> codec) {
+      String serverQueuePath, Codec<T> codec, Consumer<BatonObserver.QueueEvent> events) {
+    this.events = events;
     this.session = session;
     this.takers = takers;
     this.claimed = claimed;
@@ -112,6 +116,15 @@ final class ZkQueueItem<T> implements QueueItem<T> {
 
   @Override
   public synchronized void ack() {
+    acknowledge(BatonObserver.QueueEvent.ACKED);
+  }
+
+  /** Acknowledges the item once a dead-letter handler has taken it: for the observer, a dead letter. */
+  synchronized void ackAsDeadLetter() {
+    acknowledge(BatonObserver.QueueEvent.DEAD_LETTERED);
+  }
+
+  private void acknowledge(BatonObserver.QueueEvent as) {
     switch (state) {
       case ACKNOWLEDGED -> {
         return;
@@ -124,6 +137,7 @@ final class ZkQueueItem<T> implements QueueItem<T> {
     removeWith(List.of(Op.check(serverClaimPath, -1), Op.delete(serverItemPath, -1),
         Op.delete(serverClaimPath, -1)), 1);
     state = State.ACKNOWLEDGED;
+    events.accept(as);
   }
 
   /**
@@ -146,6 +160,7 @@ final class ZkQueueItem<T> implements QueueItem<T> {
         Nodes.createParentsAndWait(session, deadItem, session.settings().onClient(serverDeadPath));
         removeWith(ops, 2);
         state = State.ACKNOWLEDGED;
+        events.accept(BatonObserver.QueueEvent.DEAD_LETTERED);
         return;
       } catch (NodeMissingException e) {
         if (round >= 3) {
@@ -170,6 +185,7 @@ final class ZkQueueItem<T> implements QueueItem<T> {
     if (state == State.CLAIMED) {
       state = State.RELEASED;
       Redelivery.giveBackCounted(session, takers, claimed, serverItemPath, serverClaimPath);
+      events.accept(BatonObserver.QueueEvent.RELEASED);
     }
   }
 
@@ -305,6 +321,7 @@ final class ZkQueueItem<T> implements QueueItem<T> {
       case CLAIMED -> {
         state = State.RELEASED;
         takers.release(claimed);
+        events.accept(BatonObserver.QueueEvent.RELEASED);
       }
     }
   }

@@ -105,6 +105,11 @@ final class RedisHold {
     listeners.remove(registration);
   }
 
+  /** Tells a listener that {@link #removeListener} took off that its lease was released: its last change. */
+  void tellReleased(Object registration) {
+    ((Registered) registration).tell(LeaseState.RELEASED);
+  }
+
   Executor defaultExecutor() {
     return session.events();
   }

@@ -59,6 +59,11 @@ public final class RedisLockMutex implements Mutex {
     }
   }
 
+  /** Whether {@code lease} came from a local hand-over rather than from Redis: how an observer tells grants apart. */
+  public static boolean handedOver(Lease lease) {
+    return Tenure.handedOver(lease);
+  }
+
   /** Tokens each grant reserves: one per holder it may serve. */
   int tokensPerGrant() {
     return options.localHandOvers() + 1;

@@ -1,6 +1,8 @@
 package dev.baton.internal.redis;
 
 import dev.baton.ClientClosedException;
+import dev.baton.ConnectionState;
+import dev.baton.ConnectionStateListener;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -8,13 +10,16 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,6 +46,7 @@ public final class RedisSession {
   private final RedisSettings settings;
   private final RedisLink link;
   private final ReleaseNotices notices;
+  private final LinkState linkState;
   private final ScheduledExecutorService timer;
   private final ExecutorService events;
   private final String clientId = UUID.randomUUID().toString();
@@ -69,6 +75,7 @@ public final class RedisSession {
     this.timer = scheduler;
     this.events = Executors.newSingleThreadExecutor(daemon("baton-redis-events-" + n));
     this.notices = new ReleaseNotices(link.pubSub(), scheduler, settings.waiterLease().toMillis());
+    this.linkState = new LinkState(link.address(), settings.leaseTtl(), scheduler);
     link.pubSub().addListener(notices);
   }
 
@@ -84,6 +91,25 @@ public final class RedisSession {
 
   public String address() {
     return link.address();
+  }
+
+  /** The connection's state; see {@link LinkState}. */
+  public ConnectionState connectionState() {
+    return linkState.state();
+  }
+
+  /** Since when the connection has been down, while it is. */
+  public Optional<Instant> disconnectedSince() {
+    return linkState.downSince();
+  }
+
+  /** Tells {@code listener} each change of state on {@code executor}, or on the client's event thread if {@code null}. */
+  public void addStateListener(ConnectionStateListener listener, Executor executor) {
+    linkState.addListener(listener, executor == null ? events : executor);
+  }
+
+  public void removeStateListener(ConnectionStateListener listener) {
+    linkState.removeListener(listener);
   }
 
   public void checkOpen() {
@@ -243,6 +269,7 @@ public final class RedisSession {
         return;
       }
       if (link.carriesCommands(channel)) {
+        linkState.connected(channel);
         holds.forEach(RedisHold::renewSoon);
       }
       // Release notices sent while the connection was down are lost: look again.
@@ -252,6 +279,7 @@ public final class RedisSession {
     @Override
     public void onRedisDisconnected(RedisChannelHandler<?, ?> channel) {
       if (link.carriesCommands(channel) && !closed) {
+        linkState.disconnected(channel);
         holds.forEach(RedisHold::connectionLost);
       }
     }

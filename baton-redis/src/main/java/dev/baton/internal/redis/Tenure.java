@@ -13,8 +13,8 @@ import java.util.concurrent.Executor;
 /**
  * One holder's time with a Redis lock: its fencing token and its reentrant levels. Without local
  * hand-over a hold has one tenure; with it, a hold serves several in turn, each with the next
- * token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED and
- * hear nothing more.
+ * token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED,
+ * tell their listeners so, and hear nothing more.
  */
 final class Tenure implements Holding {
   private final RedisHold hold;
@@ -69,7 +69,23 @@ final class Tenure implements Holding {
   }
 
   Lease newLease() {
-    return new LeaseLevel(this);
+    return new TenureLease(this);
+  }
+
+  /** Whether {@code lease} was handed over inside the client (local hand-over) rather than granted by Redis. */
+  static boolean handedOver(Lease lease) {
+    return lease instanceof TenureLease level && level.tenure().token != level.tenure().hold.token();
+  }
+
+  /** A lease of a tenure, which can say whose tenure it is. */
+  private static final class TenureLease extends LeaseLevel {
+    TenureLease(Tenure tenure) {
+      super(tenure);
+    }
+
+    Tenure tenure() {
+      return (Tenure) holding();
+    }
   }
 
   /** One level less; the last ends the tenure. */
@@ -85,6 +101,8 @@ final class Tenure implements Holding {
     }
     registered.forEach(hold::removeListener);
     onEnd.run();
+    // The lease reads RELEASED from now on; its listeners hear it as their last change.
+    registered.forEach(hold::tellReleased);
     endActions.forEach(Runnable::run);
   }
 

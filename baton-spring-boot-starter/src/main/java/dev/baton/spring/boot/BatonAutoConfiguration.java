@@ -25,6 +25,13 @@ public class BatonAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "baton", name = "connect-string")
   public Baton baton(BatonProperties properties, ObjectProvider<BatonBuilderCustomizer> customizers) {
+    Baton.Builder builder = builderFrom(properties);
+    customizers.orderedStream().forEach(c -> c.customize(builder));
+    return builder.build();
+  }
+
+  /** A builder with the {@code baton.*} properties applied (also used before the context exists, for config data). */
+  static Baton.Builder builderFrom(BatonProperties properties) {
     Baton.Builder builder = Baton.builder().connectString(properties.getConnectString());
     if (properties.getSessionTimeout() != null) {
       builder.sessionTimeout(properties.getSessionTimeout());
@@ -40,8 +47,7 @@ public class BatonAutoConfiguration {
     }
     applyAuth(properties.getAuth(), builder);
     applyTls(properties.getTls(), builder);
-    customizers.orderedStream().forEach(c -> c.customize(builder));
-    return builder.build();
+    return builder;
   }
 
   private static void applyAuth(BatonProperties.Auth auth, Baton.Builder builder) {

@@ -2,6 +2,7 @@ package dev.baton.spring.boot;
 
 import dev.baton.micrometer.MicrometerObserver;
 import dev.baton.micrometer.PathTags;
+import dev.baton.redis.RedisBaton;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -9,14 +10,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * With {@code baton-micrometer} on the classpath and a {@link MeterRegistry} in the context (as
- * Actuator makes one), the auto-configured {@code Baton} records its lock and session meters
- * ({@link MicrometerObserver} lists them), tags bounded by {@code baton.metrics.path-depth} and
+ * Actuator makes one), the auto-configured {@code Baton} and {@code RedisBaton} record their lock
+ * and connection meters ({@link MicrometerObserver} lists them), tags bounded by {@code baton.metrics.path-depth} and
  * {@code baton.metrics.max-path-tags}. {@code baton.metrics.enabled=false} turns it off.
  */
-@AutoConfiguration(before = BatonAutoConfiguration.class,
+@AutoConfiguration(before = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class},
     afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass({MeterRegistry.class, MicrometerObserver.class})
 @ConditionalOnProperty(prefix = "baton.metrics", name = "enabled", matchIfMissing = true)
@@ -27,7 +29,21 @@ public class BatonMetricsAutoConfiguration {
   // the application after this runs; the customizer looks it up when the client is built.
   @Bean
   public BatonBuilderCustomizer batonMetricsCustomizer(ObjectProvider<MeterRegistry> registry, BatonProperties properties) {
-    return builder -> registry.ifAvailable(meters -> builder.observer(new MicrometerObserver(meters,
-        new PathTags(properties.getMetrics().getPathDepth(), properties.getMetrics().getMaxPathTags()))));
+    return builder -> registry.ifAvailable(meters -> builder.observer(observer(meters, properties)));
+  }
+
+  static MicrometerObserver observer(MeterRegistry meters, BatonProperties properties) {
+    return new MicrometerObserver(meters,
+        new PathTags(properties.getMetrics().getPathDepth(), properties.getMetrics().getMaxPathTags()));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(RedisBaton.class)
+  static class OnRedis {
+    @Bean
+    RedisBatonBuilderCustomizer batonRedisMetricsCustomizer(ObjectProvider<MeterRegistry> registry,
+        BatonProperties properties) {
+      return builder -> registry.ifAvailable(meters -> builder.observer(observer(meters, properties)));
+    }
   }
 }

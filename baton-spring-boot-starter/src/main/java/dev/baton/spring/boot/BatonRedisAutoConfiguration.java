@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.redis.RedisBaton;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,7 +24,7 @@ public class BatonRedisAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "baton.redis", name = "uri")
-  public RedisBaton redisBaton(BatonRedisProperties properties) {
+  public RedisBaton redisBaton(BatonRedisProperties properties, ObjectProvider<RedisBatonBuilderCustomizer> customizers) {
     RedisBaton.Builder builder = RedisBaton.builder().uri(properties.getUri());
     if (properties.getUser() != null) {
       builder.user(properties.getUser());
@@ -52,6 +53,7 @@ public class BatonRedisAutoConfiguration {
     if (properties.getWaiterLease() != null) {
       builder.waiterLease(properties.getWaiterLease());
     }
+    customizers.orderedStream().forEach(c -> c.customize(builder));
     return builder.build();
   }
 }

@@ -229,7 +229,9 @@ class BatonAutoConfigurationTest {
       String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       assertThat(json).contains("\"baton.connect-string\"", "\"baton.session-timeout\"", "\"baton.namespace\"",
           "\"baton.auth.user\"", "\"baton.tls.trust-store\"", "\"baton.redis.uri\"", "\"baton.redis.lease-ttl\"",
-          "\"baton.lock-registry.layout\"", "\"baton.metrics.path-depth\"", "\"baton.shedlock.root\"", "The ensemble, as host:port");
+          "\"baton.lock-registry.layout\"", "\"baton.metrics.path-depth\"", "\"baton.shedlock.root\"", "The ensemble, as host:port",
+          "\"baton.config.root\"", "\"baton.config.snapshot-file\"", "\"baton.config.history-versions\"",
+          "\"baton.registry.base\"");
     }
   }
 
