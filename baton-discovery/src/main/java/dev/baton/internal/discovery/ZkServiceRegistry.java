@@ -1,6 +1,5 @@
 package dev.baton.internal.discovery;
 
-import dev.baton.BatonInterruptedException;
 import dev.baton.ZkPaths;
 import dev.baton.discovery.InstanceLayout;
 import dev.baton.discovery.RegisterOptions;
@@ -8,7 +7,6 @@ import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
 import dev.baton.discovery.ServiceView;
-import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
@@ -20,7 +18,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -127,18 +124,11 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     self[0] = view;
     views.add(view);
     try {
-      cache.loaded().get();
-    } catch (ExecutionException e) {
-      view.close();
-      throw Errors.translate(e.getCause(), path);
-    } catch (InterruptedException e) {
-      view.close();
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while loading the instances of " + path, e);
-    } catch (java.util.concurrent.CancellationException e) {
+      cache.awaitLoaded(path);
+    } catch (RuntimeException e) {
       view.close();
       checkOpen();
-      throw new IllegalStateException("The view of " + path + " was closed while loading", e);
+      throw e;
     }
     synchronized (this) {
       if (closed) {
@@ -200,15 +190,18 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   public Set<String> services() {
     ServiceNamesCache cache = names();
     try {
-      cache.loaded().get();
-    } catch (ExecutionException e) {
-      throw Errors.translate(e.getCause(), basePath);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while listing the services of " + basePath, e);
-    } catch (java.util.concurrent.CancellationException e) {
+      cache.awaitLoaded(basePath);
+    } catch (RuntimeException e) {
       checkOpen();
-      throw new IllegalStateException("The service registry at " + basePath + " was closed", e);
+      synchronized (this) {
+        if (names == cache && cache.isFailed()) {
+          // Stopped by a refusal: the next call tries afresh, once, rather than the client on every reconnection.
+          names = null;
+          cache.unsubscribe(namesSubscriber);
+          cache.release();
+        }
+      }
+      throw e;
     }
     return cache.names();
   }
