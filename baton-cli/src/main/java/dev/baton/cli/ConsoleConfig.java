@@ -25,7 +25,7 @@ final class ConsoleConfig implements AutoCloseable {
     try {
       for (String prefix : prefixes) {
         ConfigCenter center = ConfigCenter.open(baton, prefix, ConfigOptions.defaults()
-            .withHistory(ConfigReleaseCommands.DEFAULT_HISTORY).withInstance("baton-console", Map.of()));
+            .withHistory(ConfigReleaseCommands.DEFAULT_HISTORY).withInstance("baton-console", Map.of()).unannounced());
         centers.put(prefix, center);
       }
     } catch (RuntimeException e) {

@@ -87,6 +87,14 @@ class ConfigReleaseCommandsTest extends StandaloneZooKeeper {
       assertThat(set.exitCode()).as(set.err()).isZero();
       org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("on"));
       assertThat(other.get("feature/x")).hasValue("off");
+      Cli.Run reach = cli("config", "gray", "reach", "/cli-gray", "feature/x", "--json");
+      assertThat(reach.exitCode()).as(reach.err()).isZero();
+      assertThat(reach.out()).contains("\"canary-1\"").contains("eu-1").doesNotContain("web-7")
+          .doesNotContain("baton-cli");
+      Cli.Run nobody = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--labels", "zone=nowhere");
+      assertThat(nobody.exitCode()).isNotZero();
+      assertThat(nobody.err()).contains("matches no live instance").contains("feature/x");
+      assertThat(canary.gray("feature/x").orElseThrow().rule().labels()).containsEntry("zone", "eu-1");
 
       assertThat(cli("config", "gray", "abort", "/cli-gray", "feature/x").exitCode()).isZero();
       org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("off"));
