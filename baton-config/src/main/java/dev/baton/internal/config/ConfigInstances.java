@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.ConnectionState;
 import dev.baton.config.ConfigInstance;
 import dev.baton.config.GrayRule;
+import dev.baton.internal.session.ChildReads;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -177,36 +177,13 @@ final class ConfigInstances implements SessionObserver {
   List<ConfigInstance> live() {
     String clientRoot = clientRoot(prefix);
     return Retrying.call(session, clientRoot, zk -> {
-      List<String> children;
-      try {
-        children = zk.getChildren(serverRoot, false);
-      } catch (KeeperException.NoNodeException e) {
-        return List.of();
-      }
-      int count = children.size();
-      Code[] codes = new Code[count];
-      byte[][] data = new byte[count][];
-      CountDownLatch replies = new CountDownLatch(count);
-      for (int i = 0; i < count; i++) {
-        int index = i;
-        zk.getData(serverRoot + "/" + children.get(i), false, (rc, p, ctx, bytes, stat) -> {
-          codes[index] = Code.get(rc);
-          data[index] = bytes;
-          replies.countDown();
-        }, null);
-      }
-      replies.await();
       Map<String, ConfigInstance> byId = new LinkedHashMap<>();
-      for (int i = 0; i < count; i++) {
-        if (codes[i] == Code.OK) {
-          ConfigInstance instance = decode(children.get(i), data[i]);
-          if (instance != null) {
-            byId.putIfAbsent(instance.id(), instance);
-          }
-        } else if (codes[i] != Code.NONODE) { // NONODE: closed between the listing and the read
-          throw KeeperException.create(codes[i], serverRoot + "/" + children.get(i));
+      ChildReads.read(zk, serverRoot).forEach((name, data) -> {
+        ConfigInstance instance = decode(name, data);
+        if (instance != null) {
+          byId.putIfAbsent(instance.id(), instance);
         }
-      }
+      });
       List<ConfigInstance> live = new ArrayList<>(byId.values());
       live.sort(Comparator.comparing(ConfigInstance::id));
       return List.copyOf(live);
