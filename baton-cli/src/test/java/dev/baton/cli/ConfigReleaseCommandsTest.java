@@ -99,7 +99,8 @@ class ConfigReleaseCommandsTest extends StandaloneZooKeeper {
       assertThat(cli("config", "gray", "abort", "/cli-gray", "feature/x").exitCode()).isZero();
       org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("off"));
 
-      assertThat(cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--ids", "web-7").exitCode()).isZero();
+      Cli.Run toWeb = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--ids", "web-7");
+      assertThat(toWeb.exitCode()).as(toWeb.err()).isZero();
       org.awaitility.Awaitility.await().until(() -> other.get("feature/x").orElse("").equals("on"));
       Cli.Run promote = cli("config", "gray", "promote", "/cli-gray", "feature/x");
       assertThat(promote.exitCode()).as(promote.err()).isZero();
