@@ -510,7 +510,9 @@ public interface ConfigCenter extends AutoCloseable {
 
   /**
    * Stops following the ensemble and removes the watch from the server (on reconnection, if the
-   * connection is down). Reads, writes and listeners are refused afterwards with {@link
+   * connection is down). An instance that announced itself for gray releases deletes its node,
+   * waiting for the reply at most the connection timeout (while the connection is down, the node
+   * goes when the session ends). Reads, writes and listeners are refused afterwards with {@link
    * IllegalStateException}. Idempotent. Closing the {@link Baton} client stops it too, but then
    * reads still serve the last values.
    */
