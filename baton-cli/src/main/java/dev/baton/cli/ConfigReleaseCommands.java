@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigFormat;
+import dev.baton.config.ConfigInstance;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
 import dev.baton.config.GrayRule;
@@ -197,10 +198,11 @@ final class ConfigReleaseCommands {
   /** {@code baton config gray}. */
   @Command(name = "gray", mixinStandardHelpOptions = true,
       description = "Gray (canary) releases: a candidate value seen first by the instances a rule matches.",
-      subcommands = {Gray.Set.class, Gray.Promote.class, Gray.Abort.class})
+      subcommands = {Gray.Set.class, Gray.Promote.class, Gray.Abort.class, Gray.Reach.class})
   static final class Gray extends CommandGroup {
     static ConfigOptions options() {
-      return ConfigOptions.defaults().withHistory(DEFAULT_HISTORY).withInstance(CLI_INSTANCE, Map.of());
+      // Unannounced: the CLI writes gray releases, it is not one of the instances they reach.
+      return ConfigOptions.defaults().withHistory(DEFAULT_HISTORY).withInstance(CLI_INSTANCE, Map.of()).unannounced();
     }
 
     /** Exactly one way to choose the instances. */
@@ -276,6 +278,34 @@ final class ConfigReleaseCommands {
         });
         spec.commandLine().getOut().println(key + "=" + entry.value() + " released, version=" + entry.version());
         spec.commandLine().getOut().flush();
+        return BatonCommand.OK;
+      }
+    }
+
+    @Command(name = "reach", mixinStandardHelpOptions = true,
+        description = "Prints the live instances (id and labels) the gray release of <key> reaches now.")
+    static final class Reach extends OnKey {
+      @Mixin JsonOutput json;
+
+      @Override
+      public Integer call() {
+        List<ConfigInstance> reached = with(spec, connection, prefix, options(), config -> {
+          if (config.gray(key).isEmpty()) {
+            throw new CliException("no gray release of " + key + " below " + prefix);
+          }
+          return config.grayReach(key);
+        });
+        PrintWriter out = spec.commandLine().getOut();
+        if (json.enabled) {
+          JsonOutput.print(out, JsonOutput.object("prefix", prefix, "key", key, "instances", reached.stream()
+              .map(i -> JsonOutput.object("id", i.id(), "labels", i.labels())).toList()));
+          return BatonCommand.OK;
+        }
+        if (reached.isEmpty()) {
+          out.println("the gray release of " + key + " reaches no live instance now");
+        }
+        reached.forEach(i -> out.println(i.id() + " " + i.labels()));
+        out.flush();
         return BatonCommand.OK;
       }
     }

@@ -15,8 +15,9 @@ import java.util.TreeMap;
  * The config centers the console shows ({@code --config PREFIX}): each key with its value and
  * version and its gray release, from the config center's own local copy (no request per
  * picture); history read from the ensemble only when asked; rollback, promote and abort as writes
- * of this client's identity. Opened with history kept and as a gray-release instance of its own
- * ({@code baton-console}, no labels), so that it can promote and abort.
+ * of this client's identity. Opened with history kept and taking part in gray releases ({@code
+ * baton-console}, no labels) so that it can promote and abort, but unannounced: the console is
+ * not one of the instances a release reaches.
  */
 final class ConsoleConfig implements AutoCloseable {
   private final Map<String, ConfigCenter> centers = new LinkedHashMap<>();
@@ -25,7 +26,7 @@ final class ConsoleConfig implements AutoCloseable {
     try {
       for (String prefix : prefixes) {
         ConfigCenter center = ConfigCenter.open(baton, prefix, ConfigOptions.defaults()
-            .withHistory(ConfigReleaseCommands.DEFAULT_HISTORY).withInstance("baton-console", Map.of()));
+            .withHistory(ConfigReleaseCommands.DEFAULT_HISTORY).withInstance("baton-console", Map.of()).unannounced());
         centers.put(prefix, center);
       }
     } catch (RuntimeException e) {

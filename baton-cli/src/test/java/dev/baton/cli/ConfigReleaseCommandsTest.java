@@ -87,11 +87,20 @@ class ConfigReleaseCommandsTest extends StandaloneZooKeeper {
       assertThat(set.exitCode()).as(set.err()).isZero();
       org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("on"));
       assertThat(other.get("feature/x")).hasValue("off");
+      Cli.Run reach = cli("config", "gray", "reach", "/cli-gray", "feature/x", "--json");
+      assertThat(reach.exitCode()).as(reach.err()).isZero();
+      assertThat(reach.out()).contains("\"canary-1\"").contains("eu-1").doesNotContain("web-7")
+          .doesNotContain("baton-cli");
+      Cli.Run nobody = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--labels", "zone=nowhere");
+      assertThat(nobody.exitCode()).isNotZero();
+      assertThat(nobody.err()).contains("matches no live instance").contains("feature/x");
+      assertThat(canary.gray("feature/x").orElseThrow().rule().labels()).containsEntry("zone", "eu-1");
 
       assertThat(cli("config", "gray", "abort", "/cli-gray", "feature/x").exitCode()).isZero();
       org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("off"));
 
-      assertThat(cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--ids", "web-7").exitCode()).isZero();
+      Cli.Run toWeb = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--ids", "web-7");
+      assertThat(toWeb.exitCode()).as(toWeb.err()).isZero();
       org.awaitility.Awaitility.await().until(() -> other.get("feature/x").orElse("").equals("on"));
       Cli.Run promote = cli("config", "gray", "promote", "/cli-gray", "feature/x");
       assertThat(promote.exitCode()).as(promote.err()).isZero();

@@ -14,6 +14,7 @@ import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.Sessions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -376,14 +377,40 @@ public interface ConfigCenter extends AutoCloseable {
    * the connection and retries as the retry policy allows (writing the same candidate again does
    * no harm), then fails with {@link ConnectionException}.
    *
+   * <p>The rule must reach at least one live instance ({@link #grayInstances()}), this one
+   * included if it announces itself: the instances are read from the ensemble first (one listing
+   * and a read per instance).
+   *
    * @throws ConfigKeyMissingException if the key has no released value (nothing written)
    * @throws IllegalStateException if this config center does not take part in gray releases
-   * @throws IllegalArgumentException naming the key if it is invalid, or the value too big
+   * @throws IllegalArgumentException naming the key if it is invalid, or the value too big, and
+   *     naming the key and the rule if the rule matches no live instance (nothing written)
    */
   void grayRelease(String key, String candidate, GrayRule rule);
 
   /** The key's gray release in progress, as this instance's copy knows it; no request. */
   Optional<GrayRelease> gray(String key);
+
+  /**
+   * The live config center instances of this prefix that take part in gray releases, as they
+   * announced themselves ({@link ConfigOptions#withInstance}), one per id, sorted by id. Read from
+   * the ensemble (one listing, then one read per instance, pipelined); an instance is listed from
+   * its opening until it is closed or its session ends. Retried on connection loss as the retry
+   * policy allows, then {@link ConnectionException}.
+   *
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   */
+  List<ConfigInstance> grayInstances();
+
+  /**
+   * The live instances that the key's gray release in progress reaches now (those of {@link
+   * #grayInstances()} its rule matches); empty if the key has no gray release. Reads as {@link
+   * #grayInstances()} does.
+   *
+   * @throws IllegalStateException if this config center does not take part in gray releases
+   * @throws IllegalArgumentException naming the key if it is invalid
+   */
+  List<ConfigInstance> grayReach(String key);
 
   /**
    * Ends the key's gray release by making its candidate the released value (a write like {@link
@@ -483,7 +510,9 @@ public interface ConfigCenter extends AutoCloseable {
 
   /**
    * Stops following the ensemble and removes the watch from the server (on reconnection, if the
-   * connection is down). Reads, writes and listeners are refused afterwards with {@link
+   * connection is down). An instance that announced itself for gray releases deletes its node,
+   * waiting for the reply at most the connection timeout (while the connection is down, the node
+   * goes when the session ends). Reads, writes and listeners are refused afterwards with {@link
    * IllegalStateException}. Idempotent. Closing the {@link Baton} client stops it too, but then
    * reads still serve the last values.
    */

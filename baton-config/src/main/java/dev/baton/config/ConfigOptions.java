@@ -16,10 +16,13 @@ import java.util.Objects;
  *     <host>:<pid>}
  * @param labels this config center's labels for gray releases (zone, version...)
  * @param grayReleases whether it takes part in gray releases (set by {@link #withInstance})
+ * @param announced whether, taking part in gray releases, it announces itself as a live instance
+ *     (see {@link #withInstance} and {@link #unannounced()})
  */
 public record ConfigOptions(Path snapshotFile, int historyVersions, String instanceId, Map<String, String> labels,
-    boolean grayReleases) {
-  private static final ConfigOptions DEFAULTS = new ConfigOptions(null, 0, defaultInstanceId(), Map.of(), false);
+    boolean grayReleases, boolean announced) {
+  private static final ConfigOptions DEFAULTS = new ConfigOptions(null, 0, defaultInstanceId(), Map.of(), false,
+      false);
 
   public ConfigOptions {
     if (snapshotFile != null && Files.isDirectory(snapshotFile)) {
@@ -38,7 +41,7 @@ public record ConfigOptions(Path snapshotFile, int historyVersions, String insta
 
   /** With a snapshot file and no history. */
   public ConfigOptions(Path snapshotFile) {
-    this(snapshotFile, 0, defaultInstanceId(), Map.of(), false);
+    this(snapshotFile, 0, defaultInstanceId(), Map.of(), false, false);
   }
 
   private static String defaultInstanceId() {
@@ -56,13 +59,17 @@ public record ConfigOptions(Path snapshotFile, int historyVersions, String insta
    * instance {@code id} with {@code labels}: rules by id and by percentage use the id, rules by
    * label the labels. Set once, when opened. The config center then also watches {@code
    * <prefix>.gray}, where candidates live (one more persistent watch), and its reads and listeners
-   * show the candidate of each key whose rule matches it. Without this option a config center
-   * sees the released values only, as older clients and plain readers do.
+   * show the candidate of each key whose rule matches it. While open it announces itself as a
+   * live instance: an ephemeral node under {@code <prefix>.instances} holding its id and labels
+   * (made again on a new session after expiry, deleted when closed), so that {@link
+   * ConfigCenter#grayRelease} refuses a rule no live instance matches and {@link
+   * ConfigCenter#grayReach} lists who a release reaches. Without this option a config center sees
+   * the released values only, as older clients and plain readers do.
    *
    * @throws IllegalArgumentException if {@code id} is blank
    */
   public ConfigOptions withInstance(String id, Map<String, String> labels) {
-    return new ConfigOptions(snapshotFile, historyVersions, id, labels, true);
+    return new ConfigOptions(snapshotFile, historyVersions, id, labels, true, true);
   }
 
   /** No snapshot file, no history. */
@@ -80,7 +87,7 @@ public record ConfigOptions(Path snapshotFile, int historyVersions, String insta
    */
   public ConfigOptions withSnapshotFile(Path file) {
     return new ConfigOptions(Objects.requireNonNull(file, "snapshotFile must not be null"), historyVersions,
-        instanceId, labels, grayReleases);
+        instanceId, labels, grayReleases, announced);
   }
 
   /**
@@ -100,6 +107,22 @@ public record ConfigOptions(Path snapshotFile, int historyVersions, String insta
       throw new IllegalArgumentException("history versions must be at least 1 (the revisions kept per key), was "
           + versions);
     }
-    return new ConfigOptions(snapshotFile, versions, instanceId, labels, grayReleases);
+    return new ConfigOptions(snapshotFile, versions, instanceId, labels, grayReleases, announced);
+  }
+
+  /**
+   * These options, taking part in gray releases without announcing this config center as a live
+   * instance: for tools that write and inspect gray releases rather than serve the config (the
+   * CLI, the console), so that they are never counted among the instances a rule reaches.
+   *
+   * @throws IllegalStateException if these options do not take part in gray releases ({@link
+   *     #withInstance} first)
+   */
+  public ConfigOptions unannounced() {
+    if (!grayReleases) {
+      throw new IllegalStateException("Only options taking part in gray releases announce an instance: call"
+          + " withInstance(id, labels) first");
+    }
+    return new ConfigOptions(snapshotFile, historyVersions, instanceId, labels, true, false);
   }
 }

@@ -97,10 +97,13 @@ public interface ServiceRegistry extends AutoCloseable {
    * A local view of {@code service}'s instances, kept current by a watch, returned once loaded
    * (see {@link ServiceView}). The service need not exist yet: the view waits for it without
    * creating anything. While the connection is down, the first load waits as the {@link
-   * RetryPolicy} allows, then fails with {@link ConnectionException}.
+   * RetryPolicy} allows (the connection timeout plus the pauses of its retries, counting at most a
+   * thousand), then fails with {@link ConnectionException}.
    *
    * @throws IllegalArgumentException naming the argument if {@code service} is not a single node
    *     name
+   * @throws NotAuthorizedException naming the path if its ACL does not let this client's identity
+   *     read it (nothing is retried behind the caller's back; a later call tries again)
    */
   ServiceView watch(String service);
 
@@ -117,6 +120,9 @@ public interface ServiceRegistry extends AutoCloseable {
    * waits as {@link #watch(String)} does), later calls make no request. A service is listed
    * while its node exists, which is until the ensemble removes its container after its last
    * instance left; check its instances to know whether it has any.
+   *
+   * @throws NotAuthorizedException naming the base if its ACL does not let this client's identity
+   *     read it (the next call tries again)
    */
   Set<String> services();
 

@@ -2,6 +2,7 @@ package dev.baton.internal.config;
 
 import dev.baton.ZkPaths;
 import dev.baton.config.ConfigEntry;
+import dev.baton.config.ConfigInstance;
 import dev.baton.config.ConfigKeyMissingException;
 import dev.baton.config.ConfigRevision;
 import dev.baton.config.GrayRelease;
@@ -22,13 +23,15 @@ final class ConfigReleases {
   private final ConfigWrites writes;
   /** Null without history. */
   private final ConfigHistory history;
-  /** Null unless the config center takes part in gray releases. */
+  /** Both null unless the config center takes part in gray releases. */
   private final ConfigGray gray;
+  private final ConfigInstances instances;
   /** The key's released node in the local copy, or null; checks the key and the center. */
   private final Function<String, ConfigTree.Node> node;
 
   ConfigReleases(String prefix, int maxPacket, ConfigWrites writes, ConfigHistory history, ConfigGray gray,
-      Function<String, ConfigTree.Node> node) {
+      ConfigInstances instances, Function<String, ConfigTree.Node> node) {
+    this.instances = instances;
     this.prefix = prefix;
     this.maxPacket = maxPacket;
     this.writes = writes;
@@ -94,6 +97,12 @@ final class ConfigReleases {
     checkHistorySize(key, candidate);
     ConfigValues.checkSize(key, ZkPaths.join(prefix, key), ConfigValues.encode(candidate), (maxPacket - 4096) / 2,
         maxPacket);
+    List<ConfigInstance> live = instances.live();
+    if (live.stream().noneMatch(instance -> instance.isReachedBy(rule))) {
+      throw new IllegalArgumentException("The gray rule " + rule + " for config key '" + key + "' matches no live"
+          + " instance under " + ConfigInstances.clientRoot(prefix) + " (live: " + (live.isEmpty() ? "none"
+          : live) + "); nothing was written");
+    }
     releases.write(new GrayRelease(key, candidate, rule));
   }
 
@@ -101,6 +110,18 @@ final class ConfigReleases {
     ConfigGray releases = grayOrFail();
     node.apply(key); // checks the key
     return Optional.ofNullable(releases.release(key));
+  }
+
+  List<ConfigInstance> grayInstances() {
+    grayOrFail();
+    return instances.live();
+  }
+
+  List<ConfigInstance> grayReach(String key) {
+    ConfigGray releases = grayOrFail();
+    node.apply(key); // checks the key
+    GrayRelease release = releases.release(key);
+    return release == null ? List.of() : instances.reachedBy(release.rule());
   }
 
   ConfigEntry promote(String key) {

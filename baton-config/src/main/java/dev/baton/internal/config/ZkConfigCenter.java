@@ -6,6 +6,7 @@ import dev.baton.config.ConfigBinding;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigFormat;
+import dev.baton.config.ConfigInstance;
 import dev.baton.config.ConfigListener;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
@@ -54,9 +55,11 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   private final ConfigWrites writes;
   private final ConfigReleases releases;
   private final ConfigImport imports;
-  /** Both null unless the config center takes part in gray releases. */
+  /** All null unless the config center takes part in gray releases. */
   private final GrayView grayView;
   private final ConfigGray gray;
+  private final ConfigInstances instances;
+  private final boolean announced;
   /** Null without a snapshot file. */
   private final ConfigSnapshotWriter snapshots;
   private volatile ConfigSource source = ConfigSource.NONE;
@@ -75,10 +78,13 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       this.grayView = new GrayView(options.instanceId(), options.labels(), tree, listeners::deliver);
       this.gray = new ConfigGray(session, prefix, serverPrefix, grayView);
       grayView.follow(gray, sync);
+      this.instances = new ConfigInstances(session, prefix, serverPrefix, options.instanceId(), options.labels());
     } else {
       this.grayView = null;
       this.gray = null;
+      this.instances = null;
     }
+    this.announced = instances != null && options.announced();
     ConfigHistory history = options.historyVersions() == 0 ? null
         : new ConfigHistory(session, prefix, serverPrefix, options.historyVersions());
     ConfigRequests requests = new ConfigRequests(session, sync, tree, history, prefix, maxPacket, () -> {
@@ -86,7 +92,7 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       session.checkOpen();
     });
     this.writes = new ConfigWrites(requests, tree);
-    this.releases = new ConfigReleases(prefix, maxPacket, writes, history, gray, this::node);
+    this.releases = new ConfigReleases(prefix, maxPacket, writes, history, gray, instances, this::node);
     this.imports = new ConfigImport(session, prefix, tree, requests, history, maxPacket);
     this.snapshots = snapshotFile == null ? null
         : new ConfigSnapshotWriter(snapshotFile, serverPrefix, tree, sync, session.eventExecutor());
@@ -118,10 +124,16 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
       gray.start();
     }
     sync.start();
+    if (announced) {
+      instances.announce();
+    }
     if (session.state().isConnected()) {
       long deadline = System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout());
       try {
         boolean loaded = sync.awaitSynced(deadline, true) && (gray == null || gray.awaitSynced(deadline, true));
+        if (announced) {
+          instances.awaitAnnounced(deadline); // so a gray release right after opening counts this instance
+        }
         Optional<RuntimeException> refused = sync.failure.failure();
         if (refused.isPresent()) {
           close();
@@ -316,6 +328,18 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   }
 
   @Override
+  public List<ConfigInstance> grayInstances() {
+    checkNotClosed();
+    return releases.grayInstances();
+  }
+
+  @Override
+  public List<ConfigInstance> grayReach(String key) {
+    checkNotClosed();
+    return releases.grayReach(key);
+  }
+
+  @Override
   public ConfigEntry promote(String key) {
     return releases.promote(key);
   }
@@ -438,6 +462,9 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     sync.close();
     if (gray != null) {
       gray.close();
+    }
+    if (announced) {
+      instances.close();
     }
   }
 

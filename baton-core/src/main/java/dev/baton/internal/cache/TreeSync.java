@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a {@link NodeTree} equal to the nodes at and under a path on the ensemble: one persistent
- * watch on the path (recursive unless only the node itself is kept), a full load after it is
- * set, and one {@code getData} per change. The public caches, the config center and the registry
- * stand on it.
+ * watch on the path (recursive unless only the node itself or its children's names are kept), a
+ * full load after it is set, and one {@code getData} per change. The public caches, the config
+ * center and the registry stand on it.
  *
  * <p>A load lists the path, reads every child it finds, and lists each child that has children
  * of its own, all pipelined; it ends when every request has been answered. The watch is set
@@ -49,13 +49,21 @@ public final class TreeSync<N> implements SessionObserver {
   public enum Scope {
     /** The path's node alone (a persistent, not recursive, watch). */
     NODE,
+    /**
+     * The names of the path's children, not their data: a persistent (not recursive) watch on the
+     * path, and one listing per change of its children. Changes below the children cost nothing.
+     */
+    CHILDREN,
     /** The nodes below the path, not the path's own node. */
     DESCENDANTS,
     /** The path's node and every node below it. */
     TREE
   }
 
-  /** Makes what the tree keeps of a node from a read's reply. */
+  /**
+   * Makes what the tree keeps of a node from a read's reply. In {@link Scope#CHILDREN} nodes are
+   * not read: {@code data} and {@code stat} are null.
+   */
   public interface NodeReader<N> {
     N read(String key, byte[] data, Stat stat);
   }
@@ -104,7 +112,7 @@ public final class TreeSync<N> implements SessionObserver {
     this.tree = tree;
     this.reader = reader;
     this.sink = sink;
-    this.watchType = scope == Scope.NODE ? Watcher.WatcherType.Persistent : Watcher.WatcherType.PersistentRecursive;
+    this.watchType = recursive() ? Watcher.WatcherType.PersistentRecursive : Watcher.WatcherType.Persistent;
   }
 
   /** Starts following: at once if connected, else when the client connects. */
@@ -265,7 +273,7 @@ public final class TreeSync<N> implements SessionObserver {
       return; // already following this connection
     }
     if (!watchSet) {
-      AddWatchMode mode = scope == Scope.NODE ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE;
+      AddWatchMode mode = recursive() ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT;
       try {
         handle.zk().addWatch(serverPath, watcher, mode, (rc, path, ctx) -> onWatchAdded(handle, rc), null);
       } catch (RuntimeException e) {
@@ -299,7 +307,7 @@ public final class TreeSync<N> implements SessionObserver {
     loadFailed = false;
     pending = 0;
     setSynced(false);
-    if (scope != Scope.DESCENDANTS) {
+    if (scope == Scope.NODE || scope == Scope.TREE) {
       read(handle, "", epoch, true);
     }
     if (scope != Scope.NODE) {
@@ -339,7 +347,11 @@ public final class TreeSync<N> implements SessionObserver {
     Code code = Code.get(rc);
     if (code == Code.OK) {
       emit(tree.retainChildren(key, children));
-      if (loadEpoch == epoch && loading) {
+      if (scope == Scope.CHILDREN) {
+        for (String child : children) {
+          emit(tree.put(child, reader.read(child, null, null)));
+        }
+      } else if (loadEpoch == epoch && loading) {
         for (String child : children) {
           read(handle, key.isEmpty() ? child : key + "/" + child, loadEpoch, true);
         }
@@ -436,6 +448,10 @@ public final class TreeSync<N> implements SessionObserver {
       if (key == null) {
         return;
       }
+      if (scope == Scope.CHILDREN) {
+        childrenEvent(handle, event.getType());
+        return;
+      }
       switch (event.getType()) {
         case NodeCreated, NodeDataChanged -> {
           if (key.isEmpty() && scope == Scope.DESCENDANTS) {
@@ -453,6 +469,20 @@ public final class TreeSync<N> implements SessionObserver {
         default -> { } // NodeChildrenChanged of a NODE watch: its children are not kept
       }
     }
+  }
+
+  /** An event of the path itself, in {@link Scope#CHILDREN}; call under this lock. */
+  private void childrenEvent(Session.Handle handle, Watcher.Event.EventType type) {
+    switch (type) {
+      // A listing is a fact as of its reply, and replies come in order: the last one wins.
+      case NodeChildrenChanged, NodeCreated -> list(handle, "", epoch);
+      case NodeDeleted -> emit(tree.removeSubtree(""));
+      default -> { } // its own data is not kept
+    }
+  }
+
+  private boolean recursive() {
+    return scope == Scope.DESCENDANTS || scope == Scope.TREE;
   }
 
   private void emit(List<NodeTree.Change<N>> changes) {

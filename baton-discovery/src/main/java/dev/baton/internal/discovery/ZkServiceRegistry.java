@@ -1,6 +1,5 @@
 package dev.baton.internal.discovery;
 
-import dev.baton.BatonInterruptedException;
 import dev.baton.ZkPaths;
 import dev.baton.discovery.InstanceLayout;
 import dev.baton.discovery.RegisterOptions;
@@ -8,7 +7,7 @@ import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
 import dev.baton.discovery.ServiceView;
-import dev.baton.internal.session.Errors;
+import dev.baton.internal.session.ChildReads;
 import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
@@ -19,14 +18,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
-import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,18 +122,11 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     self[0] = view;
     views.add(view);
     try {
-      cache.loaded().get();
-    } catch (ExecutionException e) {
-      view.close();
-      throw Errors.translate(e.getCause(), path);
-    } catch (InterruptedException e) {
-      view.close();
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while loading the instances of " + path, e);
-    } catch (java.util.concurrent.CancellationException e) {
+      cache.awaitLoaded(path);
+    } catch (RuntimeException e) {
       view.close();
       checkOpen();
-      throw new IllegalStateException("The view of " + path + " was closed while loading", e);
+      throw e;
     }
     synchronized (this) {
       if (closed) {
@@ -156,41 +144,14 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     checkOpen();
     String serverPath = session.settings().onServer(path);
     return Retrying.call(session, path, zk -> {
-      List<String> children;
-      try {
-        children = zk.getChildren(serverPath, false);
-      } catch (KeeperException.NoNodeException e) {
-        return List.of();
-      }
-      // Every read sent before waiting for any: one round trip for all of them.
-      int count = children.size();
-      Code[] codes = new Code[count];
-      byte[][] data = new byte[count][];
-      CountDownLatch replies = new CountDownLatch(count);
-      for (int i = 0; i < count; i++) {
-        int index = i;
-        zk.getData(serverPath + "/" + children.get(i), false, (rc, p, ctx, bytes, stat) -> {
-          codes[index] = Code.get(rc);
-          data[index] = bytes;
-          replies.countDown();
-        }, null);
-      }
-      replies.await();
-      List<ServiceInstance> instances = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        String node = children.get(i);
-        switch (codes[i]) {
-          case OK -> {
-            try {
-              instances.add(InstanceJson.decode(data[i] == null ? new byte[0] : data[i], service, node));
-            } catch (IllegalArgumentException e) {
-              log.warn("Skipping {}: its data is not a service instance ({})", path + "/" + node, e.getMessage());
-            }
-          }
-          case NONODE -> { } // left between the listing and the read
-          default -> throw KeeperException.create(codes[i], serverPath + "/" + node);
+      List<ServiceInstance> instances = new ArrayList<>();
+      ChildReads.read(zk, serverPath).forEach((node, data) -> {
+        try {
+          instances.add(InstanceJson.decode(data, service, node));
+        } catch (IllegalArgumentException e) {
+          log.warn("Skipping {}: its data is not a service instance ({})", path + "/" + node, e.getMessage());
         }
-      }
+      });
       instances.sort(Comparator.comparing(ServiceInstance::id));
       return List.copyOf(instances);
     });
@@ -200,15 +161,18 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   public Set<String> services() {
     ServiceNamesCache cache = names();
     try {
-      cache.loaded().get();
-    } catch (ExecutionException e) {
-      throw Errors.translate(e.getCause(), basePath);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while listing the services of " + basePath, e);
-    } catch (java.util.concurrent.CancellationException e) {
+      cache.awaitLoaded(basePath);
+    } catch (RuntimeException e) {
       checkOpen();
-      throw new IllegalStateException("The service registry at " + basePath + " was closed", e);
+      synchronized (this) {
+        if (names == cache && cache.isFailed()) {
+          // Stopped by a refusal: the next call tries afresh, once, rather than the client on every reconnection.
+          names = null;
+          cache.unsubscribe(namesSubscriber);
+          cache.release();
+        }
+      }
+      throw e;
     }
     return cache.names();
   }
