@@ -21,9 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * leave} that returns closes a round, and the next round starts with nobody counted but the
  * members then entering (or still inside, which is itself a violation, below). The history only
  * knows that the closing happened between the call and the return: a {@code leave} during which
- * another member called or passed {@code enter} may have closed its round before that entry or
- * after it (a slow link can delay the return past a whole new round), so it closes nothing in the
- * model, which is lenient; such leaves are counted. {@code DoubleBarrierClosingRoundTest} covers
+ * another member passed {@code enter} may have closed its round before that entry or after it (a
+ * slow link can delay the return past a whole new round), so it closes nothing in the model, which
+ * is lenient; such leaves are counted. (Members that only called {@code enter} meanwhile are
+ * entering either way, and count in the next round.) {@code DoubleBarrierClosingRoundTest} covers
  * that window deterministically.
  *
  * <p>Each member is, at each instant, one of: out; entering (from the {@code enter} call to its
@@ -146,7 +147,6 @@ final class BarrierHistory {
       String member = event.member();
       switch (event.kind()) {
         case ENTER_CALLED -> {
-          lastEntryAt = event.at();
           set(member, Phase.ENTERING, event.at());
           look(event.at());
         }
@@ -185,7 +185,7 @@ final class BarrierHistory {
           }
           set(member, Phase.OUT, event.at());
           if (lastEntryAt > called) {
-            // Someone entered during this leave: its closing cannot be placed against that entry
+            // Someone passed enter during this leave: its closing cannot be placed against that entry
             // (a slow link can make it come long after a new round opened), so it is no boundary.
             ambiguousClosings.incrementAndGet();
             return;

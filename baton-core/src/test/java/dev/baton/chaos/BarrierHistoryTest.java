@@ -50,6 +50,21 @@ class BarrierHistoryTest {
   }
 
   @Test
+  void memberCallingEnterDuringTheLastLeaves_andPassingAloneAfter_isViolation() {
+    enter("a", "b", "c");
+    for (String member : new String[] {"a", "b", "c"}) {
+      history.add(member, Kind.LEAVE_CALLED);
+    }
+    history.add("d", Kind.ENTER_CALLED);
+    for (String member : new String[] {"a", "b", "c"}) {
+      history.add(member, Kind.LEFT);
+    }
+    history.add("d", Kind.ENTERED);
+
+    assertThat(history.violations()).singleElement().asString().startsWith("d passed enter");
+  }
+
+  @Test
   void memberPassingEnterAlone_isViolation() {
     enter("a", "b", "c");
     leave("a", "b", "c");
@@ -67,10 +82,10 @@ class BarrierHistoryTest {
       history.add(member, Kind.LEAVE_CALLED);
     }
     history.add("d", Kind.ENTER_CALLED);
+    history.add("d", Kind.ENTERED); // still open: it joins the round the others are leaving
     for (String member : new String[] {"a", "b", "c"}) {
       history.add(member, Kind.LEFT);
     }
-    history.add("d", Kind.ENTERED);
 
     assertThat(history.violations()).isEmpty();
     assertThat(history.ambiguousClosings.get()).isEqualTo(3);
