@@ -28,14 +28,17 @@ import java.time.Duration;
  * {@code members} creates it, and everyone waiting in {@code enter} is released by its creation.
  * Baton creates it in one transaction with a check that every member it counted is still there, so
  * a member that gave up just before is never counted. {@code members} is a threshold, not a
- * limit: a member entering while {@code ready} exists passes at once. Clients must agree on the
- * number; it is not stored on the ensemble.
+ * limit: a member entering while {@code ready} exists passes at once (after touching {@code ready},
+ * so that the round cannot close under it: see Leaving). Clients must agree on the number; it is
+ * not stored on the ensemble.
  *
  * <p>Leaving follows ZooKeeper's recipe, as Curator does: the member whose node is lowest by name
  * keeps its node and waits for the highest to go, until it is the last; every other member deletes
  * its node and waits for the lowest to go. So each waiter wakes once or a few times, never for
  * every departure. Once no member node is left, {@code leave} deletes {@code ready} and returns,
- * so the path can serve the next round once every member's {@code leave} has returned.
+ * so the path can serve the next round once every member's {@code leave} has returned. The delete
+ * names the version of {@code ready} read just before the last listing: a member that came in
+ * since (and touched {@code ready}) makes it fail, and {@code leave} waits for that member too.
  *
  * <h2>Members that die</h2>
  * A member's node lives as long as its session: a process that dies, a client closed without
@@ -56,7 +59,10 @@ import java.time.Duration;
  * Curator's {@code leave} returns as soon as a single member node is left, whoever it belongs to
  * (even a member that has not called {@code leave}); Baton's waits until that one is gone too,
  * as the recipe says. Curator's timed {@code enter} keeps its
- * node when it gives up and answers {@code false}; Baton's deletes it and throws.
+ * node when it gives up and answers {@code false}; Baton's deletes it and throws. A Curator member
+ * arriving as a round closes can pass alone (it does not touch {@code ready}), and a Curator
+ * leaver deletes {@code ready} whatever its version: the protection above holds among Baton
+ * members.
  */
 public interface DoubleBarrier {
 

@@ -1,6 +1,7 @@
 package dev.baton.chaos;
 
 import dev.baton.Baton;
+import dev.baton.testkit.ChaosLog;
 import dev.baton.testkit.FaultProxyGroup;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
@@ -24,12 +25,16 @@ final class ChaosClient {
   private volatile boolean stalling;
   /** How many times the client reported SUSPENDED or LOST. */
   private final AtomicInteger doubts;
+  /** The sessions this client lost, for the histories that depend on them. */
+  final SessionTrail sessions;
 
-  private ChaosClient(String name, Baton baton, FaultProxyGroup proxies, AtomicInteger doubts) {
+  private ChaosClient(String name, Baton baton, FaultProxyGroup proxies, AtomicInteger doubts,
+      SessionTrail sessions) {
     this.name = name;
     this.baton = baton;
     this.proxies = proxies;
     this.doubts = doubts;
+    this.sessions = sessions;
   }
 
   static ChaosClient connect(String name, TestCluster cluster, boolean proxied, Duration sessionTimeout,
@@ -37,6 +42,7 @@ final class ChaosClient {
     FaultProxyGroup proxies = proxied ? FaultProxyGroup.forCluster(cluster) : null;
     try {
       AtomicInteger doubts = new AtomicInteger();
+      SessionTrail sessions = new SessionTrail(sessionTimeout);
       Baton baton = Baton.builder()
           .connectString(proxied ? proxies.connectString() : cluster.connectString())
           .sessionTimeout(sessionTimeout)
@@ -46,11 +52,13 @@ final class ChaosClient {
         if (!state.isConnected()) {
           doubts.incrementAndGet();
         }
+        sessions.heard(state, baton.sessionId());
         log.add(name + " " + state + " (session 0x" + Long.toHexString(baton.sessionId()) + ")");
       }, Runnable::run);
+      sessions.started(baton.sessionId());
       log.add(name + " connected (session 0x" + Long.toHexString(baton.sessionId()) + ")"
           + (proxied ? " through its proxies" : ""));
-      return new ChaosClient(name, baton, proxies, doubts);
+      return new ChaosClient(name, baton, proxies, doubts, sessions);
     } catch (RuntimeException e) {
       if (proxies != null) {
         proxies.close();
@@ -111,6 +119,7 @@ final class ChaosClient {
     killed = true;
     stalling = true;
     proxies().blackhole();
+    sessions.killed();
     workers.forEach(worker -> worker.stop(true));
     for (int i = 0; i < workers.size(); i++) {
       if (workers.get(i).interruptedOnCrash()) {

@@ -1,5 +1,6 @@
 package dev.baton.chaos;
 
+import dev.baton.testkit.ChaosLog;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.io.PrintWriter;
 import java.io.StringWriter;

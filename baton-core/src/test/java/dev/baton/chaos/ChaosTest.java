@@ -7,8 +7,6 @@ import dev.baton.Baton;
 import dev.baton.BatonException;
 import dev.baton.Codec;
 import dev.baton.HelperZk;
-import dev.baton.chaos.ChaosSchedule.Fault;
-import dev.baton.chaos.ChaosSchedule.Kind;
 import dev.baton.chaos.ChaosWorker.Acquirer;
 import dev.baton.chaos.DataWorkers.CounterWorker;
 import dev.baton.chaos.DataWorkers.QueueWorker;
@@ -20,6 +18,11 @@ import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueItem;
+import dev.baton.testkit.ChaosFaults;
+import dev.baton.testkit.ChaosLog;
+import dev.baton.testkit.ChaosSchedule;
+import dev.baton.testkit.ChaosSchedule.Fault;
+import dev.baton.testkit.ChaosSchedule.Kind;
 import dev.baton.testkit.MutualExclusionChecker;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
@@ -71,10 +74,14 @@ import org.junit.jupiter.api.Test;
  *       errors while faults run are expected, and counted.</li>
  *   <li>Queue ({@link QueueHistory}): every item whose put returned is acknowledged exactly once
  *       or still queued at the end; none acknowledged twice; no acknowledgement succeeds after
- *       another consumer had taken the item. Out-of-order first deliveries are only counted: a
- *       claim lost with its session lets later items of a producer pass legitimately.</li>
+ *       another consumer had taken the item; the items of one producer are first taken in the
+ *       order they were put, unless a lost claim excuses it (the rule is {@link QueueHistory}'s).</li>
  *   <li>Counter ({@link CounterHistory}): the final value lies between the increments that
  *       returned and those plus the ones of unknown outcome; no value returned twice.</li>
+ *   <li>Double barrier ({@link BarrierHistory}, one member per client, {@value #BARRIER_MEMBERS}
+ *       to open it): no member passes enter before that many were in at once since the last round
+ *       closed; no member passes leave while another is still inside, unless that one's session
+ *       ended (it left early, legitimately).</li>
  * </ul>
  *
  * <p>It runs for {@code -Dbaton.chaos.duration} (default {@value #DEFAULT_DURATION}; e.g. {@code 10m})
@@ -84,8 +91,6 @@ import org.junit.jupiter.api.Test;
  * surefire-reports/dev.baton.chaos.ChaosTest-output.txt}.
  */
 class ChaosTest {
-  static final String SEED_PROPERTY = "baton.chaos.seed";
-  static final String DURATION_PROPERTY = "baton.chaos.duration";
   private static final long DEFAULT_SEED = 20240607L;
   private static final String DEFAULT_DURATION = "60s";
   private static final int PROGRESS_BOUND_SECONDS = 30;
@@ -97,6 +102,8 @@ class ChaosTest {
   private static final int DIRECT_CLIENTS = 4;
   private static final int PROXIED_CLIENTS = 4;
   private static final int PERMITS = 3;
+  /** The double barrier's threshold: a few of the eight members make a round. */
+  private static final int BARRIER_MEMBERS = 3;
   private static final int LOCAL_HAND_OVERS = 4;
   /** How long a caching client keeps the mutex's node once nobody in it holds the lock. */
   private static final Duration CACHED_IDLE = Duration.ofMillis(500);
@@ -114,6 +121,8 @@ class ChaosTest {
   private String replay;
   private TestCluster cluster;
   private ChaosLog log;
+  /** Restarts the servers this run stops; the run injects its faults itself, checking as they last. */
+  private ChaosFaults faults;
   private final List<ChaosRecipe> recipes = new ArrayList<>();
   private ChaosRecipe mutex;
   private ChaosRecipe readWrite;
@@ -121,8 +130,10 @@ class ChaosTest {
   private ChaosRecipe leader;
   private ChaosRecipe queue;
   private ChaosRecipe counter;
+  private ChaosRecipe barrier;
   private final QueueHistory queueHistory = new QueueHistory();
   private final CounterHistory counterHistory = new CounterHistory();
+  private BarrierHistory barrierHistory;
   private int queueRemaining = -1;
   private long counterFinal = -1;
   private final List<ChaosClient> direct = new ArrayList<>();
@@ -144,11 +155,10 @@ class ChaosTest {
 
   @Test
   void recipesKeepTheirPromisesWhileServersAndLinksFail() throws Exception {
-    seed = ChaosSchedule.parseSeed(SEED_PROPERTY, System.getProperty(SEED_PROPERTY, Long.toString(DEFAULT_SEED)));
-    Duration duration = ChaosSchedule.parseDuration(DURATION_PROPERTY,
-        System.getProperty(DURATION_PROPERTY, DEFAULT_DURATION));
+    seed = ChaosSchedule.seedFromProperty(DEFAULT_SEED);
+    Duration duration = ChaosSchedule.durationFromProperty(DEFAULT_DURATION);
     replay = "chaos seed " + seed + " (replay: ./mvnw verify -pl baton-core -am -Dtest=ChaosTest"
-        + " -Dsurefire.failIfNoSpecifiedTests=false -D" + SEED_PROPERTY + "=" + seed + ")";
+        + " -Dsurefire.failIfNoSpecifiedTests=false -D" + ChaosSchedule.SEED_PROPERTY + "=" + seed + ")";
     System.out.println("chaos run: seed " + seed + ", " + human(duration) + " of faults");
     ChaosSchedule schedule = new ChaosSchedule(seed, PROXIED_SESSION);
     cluster = TestCluster.builder().ensemble(3).property("maxSessionTimeout", "30000").start();
@@ -162,7 +172,10 @@ class ChaosTest {
       // The queue and the counter hold data, not sections: their histories are checked at the end.
       queue = recipe("queue", "/chaos/queue", noSectionRule(), "/chaos/queue/claims");
       counter = recipe("counter", "/chaos/counter", noSectionRule());
+      barrier = recipe("double barrier", "/chaos/barrier", noSectionRule());
       log = new ChaosLog(origin);
+      faults = new ChaosFaults(cluster, log);
+      barrierHistory = new BarrierHistory(BARRIER_MEMBERS, origin);
       for (int i = 0; i < DIRECT_CLIENTS; i++) {
         direct.add(newClient(false));
       }
@@ -176,7 +189,7 @@ class ChaosTest {
         Fault fault = schedule.next();
         inject(fault);
         awaitProgress("fault " + fault);
-        pause(fault.quietAfter());
+        ChaosFaults.pause(fault.quietAfter());
       }
       finishAndCheck();
     } catch (AssertionError e) {
@@ -236,10 +249,12 @@ class ChaosTest {
     client.run(new LockWorker(name + "-semaphore", semaphore, workerSeed + 5, longHolds, 0,
         Acquirer.of((shared, timeout) -> permits.acquire(timeout), shared -> permits.acquireAsync())));
     client.run(new LatchWorker(name + "-leader", leader, workerSeed + 6, longHolds, baton));
-    client.run(new QueueWorker(name + "-queue", queue, workerSeed + 7, longHolds,
+    client.run(new QueueWorker(name + "-queue", queue, workerSeed + 7, longHolds, client,
         baton.queue(queue.path, Codec.utf8()), queueHistory));
     client.run(new CounterWorker(name + "-counter", counter, workerSeed + 8, baton.counter(counter.path),
         counterHistory));
+    client.run(new BarrierWorker(name + "-barrier", barrier, workerSeed + 9, longHolds, client,
+        baton.doubleBarrier(barrier.path, BARRIER_MEMBERS), barrierHistory));
     return client;
   }
 
@@ -252,7 +267,7 @@ class ChaosTest {
         awaitDirectHolder();
         int server = cluster.stopLeader();
         log.add("fault " + fault + ": stopped server " + server + ", the leader");
-        restartAfter(server, fault.length());
+        faults.restartAfter(server, fault.length());
       }
       case KILL_FOLLOWER -> {
         awaitDirectHolder();
@@ -261,14 +276,14 @@ class ChaosTest {
         int server = followers.get(fault.target() % followers.size());
         cluster.stop(server);
         log.add("fault " + fault + ": stopped server " + server + ", a follower");
-        restartAfter(server, fault.length());
+        faults.restartAfter(server, fault.length());
       }
       case CUT_PAST_SESSION, BLACKHOLE_PAST_SESSION, SLOW_THEN_SILENT -> {
         ChaosClient victim = pick(fault);
         if (fault.kind() == Kind.SLOW_THEN_SILENT) {
           victim.proxies().delay(fault.latency());
           log.add("fault " + fault + ": " + victim + "'s link slowed");
-          pause(fault.slowFirst());
+          ChaosFaults.pause(fault.slowFirst());
         }
         armed(victim);
         long session = victim.baton.sessionId();
@@ -287,7 +302,7 @@ class ChaosTest {
           problems.add(victim + " was not told (SUSPENDED or LOST) in the " + fault.length().toMillis()
               + " ms its link was broken, fault " + fault);
         }
-        pause(fault.length().minusNanos(System.nanoTime() - brokenAt));
+        ChaosFaults.pause(fault.length().minusNanos(System.nanoTime() - brokenAt));
         victim.proxies().restore();
         victim.stall(false);
         log.add("fault " + fault + ": " + victim + "'s link restored");
@@ -303,7 +318,7 @@ class ChaosTest {
         victim.stall(true);
         victim.proxies().cut();
         log.add("fault " + fault + ": " + victim + "'s link cut");
-        pause(fault.length());
+        ChaosFaults.pause(fault.length());
         victim.proxies().restore();
         victim.stall(false);
         log.add("fault " + fault + ": " + victim + "'s link restored");
@@ -318,7 +333,7 @@ class ChaosTest {
         ChaosClient victim = armed(pick(fault));
         victim.proxies().delay(fault.latency());
         log.add("fault " + fault + ": " + victim + "'s link delayed");
-        pause(fault.length());
+        ChaosFaults.pause(fault.length());
         victim.proxies().restore();
         log.add("fault " + fault + ": " + victim + "'s link back to normal");
       }
@@ -377,28 +392,12 @@ class ChaosTest {
     return victim;
   }
 
-  private void restartAfter(int server, Duration down) {
-    pause(down);
-    cluster.start(server);
-    cluster.awaitServing(server);
-    cluster.awaitServing();
-    log.add("server " + server + " serving again");
-  }
-
   /** Waits until a client whose link came back is connected (on its old session or a new one). */
   private void awaitConnected(ChaosClient client, Fault fault) {
     awaitOrFail(client + " connected again after fault " + fault, () -> {
       assertThat(client.baton.connectionState().isConnected()).as(client + " connected").isTrue();
       assertThat(client.baton.sessionId()).as(client + "'s session").isNotZero();
     });
-  }
-
-  /** Lets {@code length} pass while the workers and the fault run. */
-  private static void pause(Duration length) {
-    if (length.isNegative() || length.isZero()) {
-      return;
-    }
-    await().pollDelay(length).atMost(length.plusSeconds(10)).until(() -> true);
   }
 
   /** Whether {@code condition} holds within {@code bound}. */
@@ -491,7 +490,7 @@ class ChaosTest {
   }
 
   /**
-   * The promises of the queue and the counter, checked against what is on the ensemble once every
+   * The promises of the queue, the counter and the double barrier, checked against what is on the ensemble once every
    * client has closed (so no claim of a dead session hides an item): the items still queued are
    * drained by a fresh client, the counter read.
    */
@@ -509,8 +508,9 @@ class ChaosTest {
     queueRemaining = remaining.size();
     queue.problems.addAll(queueHistory.violations(remaining));
     counter.problems.addAll(counterHistory.violations(counterFinal));
+    barrier.problems.addAll(barrierHistory.violations());
     StringBuilder broken = new StringBuilder();
-    for (ChaosRecipe recipe : List.of(queue, counter)) {
+    for (ChaosRecipe recipe : List.of(queue, counter, barrier)) {
       recipe.problems.stream().limit(20).forEach(p -> broken.append("\n").append(recipe.name).append(": ").append(p));
     }
     if (broken.length() > 0) {
@@ -579,10 +579,7 @@ class ChaosTest {
 
   private String summary() {
     StringBuilder line = new StringBuilder("chaos summary: seed=").append(seed);
-    int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
-    line.append(" faults=").append(faults).append(" ").append(injected.entrySet().stream()
-        .map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + "=" + e.getValue())
-        .collect(Collectors.joining(",", "{", "}")));
+    line.append(" ").append(ChaosFaults.summary(injected));
     long sections = recipes.stream().mapToLong(ChaosRecipe::sections).sum();
     line.append(" sections=").append(sections).append(" {")
         .append("mutex=").append(mutex.sections())
@@ -595,11 +592,19 @@ class ChaosTest {
         .append(",acks=").append(queueHistory.acks())
         .append(",failed-acks=").append(queueHistory.failedAcks())
         .append(",left=").append(queueRemaining)
-        .append(",out-of-order-first-deliveries=").append(queueHistory.outOfOrder.get()).append("}")
+.append(",out-of-order-excused-by-lost-claims=").append(queueHistory.excusedOutOfOrder.get()).append("}")
         .append(" counter={done=").append(counterHistory.done.sum())
         .append(",unknown=").append(counterHistory.unknown.sum())
         .append(",not-applied=").append(counterHistory.notApplied.sum())
-        .append(",final=").append(counterFinal).append("}");
+        .append(",final=").append(counterFinal).append("}")
+        .append(" barrier={enters=").append(barrierHistory.count(BarrierHistory.Kind.ENTERED))
+        .append(",late-enters=").append(barrierHistory.lateEnters.get())
+        .append(",failed-enters=").append(barrierHistory.count(BarrierHistory.Kind.ENTER_FAILED))
+        .append(",leaves=").append(barrierHistory.count(BarrierHistory.Kind.LEFT))
+        .append(",failed-leaves=").append(barrierHistory.count(BarrierHistory.Kind.LEAVE_FAILED))
+        .append(",rounds=").append(barrierHistory.rounds())
+        .append(",excused-by-lost-sessions=").append(barrierHistory.excusedByLostSessions.get())
+        .append(",leaves-overlapping-entries=").append(barrierHistory.ambiguousClosings.get()).append("}");
     long violations = problems.size();
     for (ChaosRecipe recipe : recipes) {
       violations += recipe.checker.violations().size() + recipe.problems.size() + recipe.unexpected.size();

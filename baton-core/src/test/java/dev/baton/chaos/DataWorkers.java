@@ -7,6 +7,7 @@ import dev.baton.atomic.Counter;
 import dev.baton.queue.DistributedQueue;
 import dev.baton.queue.QueueItem;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /** Chaos workers of the recipes that hold data: the queue and the counter. */
 final class DataWorkers {
@@ -20,13 +21,17 @@ final class DataWorkers {
   static final class QueueWorker extends ChaosWorker {
     private final DistributedQueue<String> queue;
     private final QueueHistory history;
+    private final LongSupplier sessionId;
+    private final SessionTrail sessions;
     private int puts;
 
-    QueueWorker(String name, ChaosRecipe recipe, long seed, double longHoldShare,
+    QueueWorker(String name, ChaosRecipe recipe, long seed, double longHoldShare, ChaosClient client,
         DistributedQueue<String> queue, QueueHistory history) {
       super(name, recipe, seed, longHoldShare);
       this.queue = queue;
       this.history = history;
+      this.sessionId = client.baton::sessionId;
+      this.sessions = client.sessions;
     }
 
     @Override
@@ -47,8 +52,8 @@ final class DataWorkers {
       String value = name + "-" + (++puts);
       try {
         queue.put(value);
-      } catch (OutcomeUnknownException e) {
-        history.putUnknown(value);
+      } catch (OutcomeUnknownException | BatonInterruptedException e) {
+        history.putUnknown(value); // interrupted when its client was killed: maybe applied, too
         throw e;
       }
       history.putConfirmed(value);
@@ -56,12 +61,23 @@ final class DataWorkers {
     }
 
     private void take() throws InterruptedException {
-      Optional<QueueItem<String>> taken = queue.take(ACQUIRE_TIMEOUT);
+      long started = System.nanoTime();
+      long sessionAtStart = sessionId.getAsLong();
+      Optional<QueueItem<String>> taken;
+      try {
+        taken = queue.take(ACQUIRE_TIMEOUT);
+      } catch (RuntimeException e) {
+        // Its claim, if it made one, lives as long as the session it was made on, at most.
+        long sessionAtEnd = sessionId.getAsLong();
+        history.takeFailed(started, () -> Math.max(sessions.goneBy(sessionAtStart),
+            sessionAtEnd == 0 ? Long.MIN_VALUE : sessions.goneBy(sessionAtEnd)));
+        throw e;
+      }
       if (taken.isEmpty()) {
         return; // nothing queued meanwhile
       }
       try (QueueItem<String> item = taken.get()) {
-        QueueHistory.Delivery delivery = history.delivered(item.value(), name);
+        QueueHistory.Delivery delivery = history.delivered(item.value(), name, started);
         int hold = holdMicros();
         inLongSection(isLong(hold));
         pause(hold);

@@ -30,8 +30,15 @@ import org.apache.zookeeper.Op;
  * the listing are sent together (the session answers them in order, so the listing shows our node,
  * and {@code ready} cannot appear unseen between the watch and the listing). The member whose
  * listing shows enough members creates {@code ready} in a transaction that also checks every
- * member it counted still exists, and its own watch then fires like everyone else's: the entry is
- * complete exactly when that watch has seen {@code ready}, whoever created it.
+ * member it counted still exists, and its own watch then fires like everyone else's. Having seen
+ * {@code ready}, a member confirms: one transaction that checks its node and touches {@code ready}
+ * (a new data version); the entry is complete when that succeeds. A leaver deletes {@code ready}
+ * naming the version it read just before its last listing, so a member that arrives after that
+ * listing, sees the old {@code ready} and would pass, either confirms first (the leaver's delete
+ * fails, and it waits for the newcomer) or finds {@code ready} gone (and waits for the next
+ * round): a round never closes under a member that passed. The chaos run found that race (a
+ * member passing alone as the round closed). If {@code ready}'s ACL refuses the touch, the member
+ * enters unconfirmed, as Curator's members do.
  *
  * <p>Giving up (timeout, interrupt) deletes our node. Whether we got in is then decided by the
  * order in which the server saw things: if {@code ready} was created before our delete, the
@@ -123,6 +130,11 @@ final class BarrierEntry implements SessionObserver {
     node = UUID.randomUUID().toString();
     created = false;
     retries = 0;
+    watchReady();
+    sendCreate();
+  }
+
+  private void watchReady() {
     NodeWait previous = readyWait;
     NodeWait wait = new NodeWait(session, readyPath, NodeWait.Until.PRESENT, false);
     readyWait = wait;
@@ -130,7 +142,6 @@ final class BarrierEntry implements SessionObserver {
       previous.cancel();
     }
     wait.start(handle).whenComplete((ok, error) -> onReady(wait, error));
-    sendCreate();
   }
 
   private void sendCreate() {
@@ -233,9 +244,7 @@ final class BarrierEntry implements SessionObserver {
       if (error == null) {
         readySeen = true;
         if (phase == Phase.ENTERING) {
-          phase = Phase.DONE;
-          finish();
-          entered = new Entered(handle, node);
+          confirm();
         } // giving up: the delete's reply decides, and will find readySeen
       } else if (!(error instanceof CancellationException) && !(error instanceof SessionLostException)) {
         // Expiry is handled by connectionStateChanged, which enters again.
@@ -246,6 +255,48 @@ final class BarrierEntry implements SessionObserver {
       result.complete(entered);
     } else if (failure != null) {
       fail(failure);
+    }
+  }
+
+  /**
+   * Seen {@code ready}: touches it (a new data version) on condition that our node is still
+   * there, so that a leaver whose last listing came before our node cannot delete {@code ready}
+   * under us: its delete names the version it saw, and fails.
+   */
+  private void confirm() {
+    Session.Handle sentOn = handle;
+    String name = node;
+    List<Op> ops = List.of(Op.check(nodePath(name), -1), Op.setData(readyPath, new byte[0], -1));
+    sentOn.zk().multi(ops, (rc, p, ctx, results) -> onConfirmed(sentOn, name, Code.get(rc)), null);
+  }
+
+  private void onConfirmed(Session.Handle sentOn, String name, Code code) {
+    Entered entered = null;
+    synchronized (this) {
+      if (!current(sentOn, name)) {
+        return; // giving up (its delete's reply decides), expired, or done
+      }
+      switch (code) {
+        // NOAUTH: ready's ACL lets only its creator's identity write it; enter as Curator does,
+        // unconfirmed (a leaver may then close the round as we come).
+        case OK, NOAUTH -> {
+          phase = Phase.DONE;
+          finish();
+          entered = new Entered(handle, node);
+        }
+        case NONODE -> {
+          // The round closed as we came (ready deleted), or our node is gone: the listing tells.
+          readySeen = false;
+          watchReady();
+          list();
+        }
+        case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::confirm);
+        case SESSIONEXPIRED, SESSIONMOVED -> { } // the session observer enters again
+        default -> failLater(KeeperException.create(code, readyPath));
+      }
+    }
+    if (entered != null) {
+      result.complete(entered);
     }
   }
 

@@ -45,6 +45,9 @@ final class BarrierExit implements SessionObserver {
   private ScheduledFuture<?> timer;
   private int retries;
   private List<String> lastMembers = List.of();
+  /** The version of {@code ready} read with the last listing; {@link #NO_READY} if absent. */
+  private int readyVersion = NO_READY;
+  private static final int NO_READY = -2;
 
   BarrierExit(Session session, String path) {
     this.session = session;
@@ -99,8 +102,21 @@ final class BarrierExit implements SessionObserver {
 
   // ---- steps (under the monitor) ------------------------------------------------------------
 
+  /**
+   * Reads {@code ready}'s version, then lists, in one round trip (the session answers in order):
+   * a member that comes after the listing and confirms its entry (see {@link BarrierEntry})
+   * changes that version, so our delete of {@code ready}, which names it, fails, and we list
+   * again and wait for that member instead of closing the round under it.
+   */
   private void list() {
     Session.Handle sentOn = handle;
+    sentOn.zk().exists(readyPath, false, (rc, p, ctx, stat) -> {
+      synchronized (this) {
+        if (sentOn == handle) {
+          readyVersion = stat == null ? NO_READY : stat.getVersion();
+        }
+      }
+    }, null);
     sentOn.zk().getChildren(serverPath, false,
         (rc, p, ctx, children) -> onListed(sentOn, Code.get(rc), children), null);
   }
@@ -172,7 +188,7 @@ final class BarrierExit implements SessionObserver {
         }
       }
     }, null);
-    sentOn.zk().delete(readyPath, -1, (rc, p, ctx) -> {
+    sentOn.zk().delete(readyPath, readyDeleteVersion(), (rc, p, ctx) -> {
       boolean complete = false;
       synchronized (this) {
         if (sentOn != handle || done) {
@@ -192,7 +208,7 @@ final class BarrierExit implements SessionObserver {
 
   private void deleteReady() {
     Session.Handle sentOn = handle;
-    sentOn.zk().delete(readyPath, -1, (rc, p, ctx) -> {
+    sentOn.zk().delete(readyPath, readyDeleteVersion(), (rc, p, ctx) -> {
       boolean complete;
       synchronized (this) {
         if (sentOn != handle || done) {
@@ -213,11 +229,27 @@ final class BarrierExit implements SessionObserver {
         end();
         return true;
       }
+      case BADVERSION -> {
+        if (readyVersion == NO_READY) {
+          end(); // closed before our listing; the ready there now is a new round's
+          return true;
+        }
+        list(); // a member came in after our listing and confirmed: wait for it
+      }
       case CONNECTIONLOSS, OPERATIONTIMEOUT -> later(this::deleteReady);
       case SESSIONEXPIRED, SESSIONMOVED -> { }
       default -> failLater(KeeperException.create(code, readyPath));
     }
     return false;
+  }
+
+  /**
+   * The version our delete of {@code ready} names: the one listed with. Absent then, any version
+   * would delete a {@code ready} a new round made since; a version no node has fails with NONODE
+   * or BADVERSION instead, and both end the exit.
+   */
+  private int readyDeleteVersion() {
+    return readyVersion == NO_READY ? Integer.MAX_VALUE : readyVersion;
   }
 
   private void later(Runnable step) {

@@ -1,4 +1,4 @@
-package dev.baton.chaos;
+package dev.baton.testkit;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -18,11 +18,19 @@ import java.util.regex.Pattern;
  * leads, and how the clients' threads interleave, still differ from run to run.)
  *
  * <p>The first round has every kind once, the ensemble's leader killed first, so even a short run
- * sees each fault; after that kinds are drawn at random.
+ * sees each fault; after that kinds are drawn at random. {@link ChaosFaults} injects them into a
+ * {@link TestCluster} and the clients' {@link FaultProxyGroup}s; a run that must check more while a
+ * fault lasts (who was told what, and when) injects them itself.
  */
-final class ChaosSchedule {
+public final class ChaosSchedule {
+  /** The system property that picks the faults: a seed, e.g. {@code -Dbaton.chaos.seed=77}. */
+  public static final String SEED_PROPERTY = "baton.chaos.seed";
+  /** The system property that sets how long faults are injected, e.g. {@code -Dbaton.chaos.duration=10m}. */
+  public static final String DURATION_PROPERTY = "baton.chaos.duration";
 
-  enum Kind {
+
+  /** What a fault breaks. */
+  public enum Kind {
     /** The ensemble's leader is stopped, then started again: an election, every client disconnected. */
     KILL_LEADER("ensemble leader killed and restarted"),
     /** A follower is stopped, then started again: its clients move to the other servers. */
@@ -40,7 +48,8 @@ final class ChaosSchedule {
     /** A client's link goes silent for good and its threads stop, without closing anything. */
     KILL_CLIENT("client killed without closing");
 
-    final String description;
+    /** What the fault does, in words, for timelines. */
+    public final String description;
 
     Kind(String description) {
       this.description = description;
@@ -53,7 +62,7 @@ final class ChaosSchedule {
    * {@code latency} is a slow link's delay, and {@code slowFirst} how long a link is slow before it
    * goes silent; {@code quietAfter} is the pause before the next fault.
    */
-  record Fault(int number, Kind kind, int target, Duration length, Duration latency, Duration slowFirst,
+  public record Fault(int number, Kind kind, int target, Duration length, Duration latency, Duration slowFirst,
       Duration quietAfter) {
     @Override
     public String toString() {
@@ -77,7 +86,7 @@ final class ChaosSchedule {
   private int drawn;
 
   /** @param sessionTimeout the session timeout of the clients whose links are broken */
-  ChaosSchedule(long seed, Duration sessionTimeout) {
+  public ChaosSchedule(long seed, Duration sessionTimeout) {
     this.random = new Random(seed);
     this.sessionTimeout = sessionTimeout;
     List<Kind> others = new ArrayList<>(List.of(Kind.values()));
@@ -87,8 +96,13 @@ final class ChaosSchedule {
     firstRound.addAll(others);
   }
 
+  /** Whether every kind has been drawn once (the first round is over): a short run goes on until then. */
+  public boolean everyKindDrawn() {
+    return firstRound.isEmpty();
+  }
+
   /** The next fault; every call draws the same number of values, so a seed replays exactly. */
-  Fault next() {
+  public Fault next() {
     Kind drawnKind = WEIGHTED.get(random.nextInt(WEIGHTED.size()));
     Kind kind = firstRound.isEmpty() ? drawnKind : firstRound.poll();
     int target = random.nextInt(1 << 16);
@@ -112,6 +126,16 @@ final class ChaosSchedule {
         kind == Kind.SLOW_THEN_SILENT ? slowFirst : Duration.ZERO, quietAfter);
   }
 
+  /** The seed of {@value #SEED_PROPERTY}, or {@code defaultSeed} if it is not set. */
+  public static long seedFromProperty(long defaultSeed) {
+    return parseSeed(SEED_PROPERTY, System.getProperty(SEED_PROPERTY, Long.toString(defaultSeed)));
+  }
+
+  /** The run length of {@value #DURATION_PROPERTY}, or {@code defaultDuration} if it is not set. */
+  public static Duration durationFromProperty(String defaultDuration) {
+    return parseDuration(DURATION_PROPERTY, System.getProperty(DURATION_PROPERTY, defaultDuration));
+  }
+
   private Duration millis(int from, int to) {
     return Duration.ofMillis(from + random.nextInt(to - from + 1));
   }
@@ -122,7 +146,7 @@ final class ChaosSchedule {
    *
    * @throws IllegalArgumentException naming the property if the text is not a positive duration
    */
-  static Duration parseDuration(String property, String text) {
+  public static Duration parseDuration(String property, String text) {
     String trimmed = text.trim();
     Duration parsed;
     Matcher simple = SIMPLE_DURATION.matcher(trimmed.toLowerCase(Locale.ROOT));
@@ -154,7 +178,7 @@ final class ChaosSchedule {
    *
    * @throws IllegalArgumentException naming the property if the text is not a number
    */
-  static long parseSeed(String property, String text) {
+  public static long parseSeed(String property, String text) {
     try {
       return Long.decode(text.trim());
     } catch (NumberFormatException e) {

@@ -1,4 +1,4 @@
-package dev.baton.chaos;
+package dev.baton.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,27 +8,29 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The timeline of a chaos run: faults and the clients' connection changes, each stamped with the
- * milliseconds since the run's origin. The origin is also the first section of every checker (see
- * {@link ChaosRecipe}), so these times line up with those of the checkers' violation reports.
+ * milliseconds since the run's origin. A run whose {@link MutualExclusionChecker}s enter their
+ * first section at the same origin gets times that line up with the checkers' violation reports.
+ * Thread-safe.
  */
-final class ChaosLog {
+public final class ChaosLog {
   private final long originNanos;
   private final Queue<String> lines = new ConcurrentLinkedQueue<>();
 
-  ChaosLog(long originNanos) {
+  /** @param originNanos the run's origin, a {@link System#nanoTime()} */
+  public ChaosLog(long originNanos) {
     this.originNanos = originNanos;
   }
 
-  long originNanos() {
+  public long originNanos() {
     return originNanos;
   }
 
-  void add(String event) {
+  public void add(String event) {
     lines.add(String.format(Locale.ROOT, "%+11.3f ms  %s", (System.nanoTime() - originNanos) / 1e6, event));
   }
 
   /** The last {@code count} lines, oldest first, one per line of text. */
-  String tail(int count) {
+  public String tail(int count) {
     List<String> all = new ArrayList<>(lines);
     List<String> last = all.subList(Math.max(0, all.size() - count), all.size());
     StringBuilder text = new StringBuilder();
