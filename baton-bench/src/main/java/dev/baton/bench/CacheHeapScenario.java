@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,17 +65,8 @@ final class CacheHeapScenario implements Scenario {
     }
     String tree = context.freshPath(NAME, "tree", "shared");
     writeTree(context.connectString(), tree);
-    for (int round = 0; round < options.rounds(); round++) {
-      StringBuilder line = new StringBuilder(NAME + " round " + (round + 1) + "/" + options.rounds() + ":");
-      for (int k = 0; k < SIDES.size(); k++) {
-        int index = (k + round) % SIDES.size();
-        Side side = SIDES.get(index);
-        double perNode = measure(side, context.connectString(), tree);
-        series.get(index).put(round, perNode);
-        line.append(String.format(Locale.ROOT, " %s %,.0f bytes/node;", side.id(), perNode));
-      }
-      context.progress(line.toString());
-    }
+    RotatingRounds.run(context, NAME, SIDES, SIDES.stream().map(Side::id).toList(), series, "bytes/node",
+        (side, round) -> measure(side, context.connectString(), tree));
     result.note("Heap in use after a full GC, with the cache initialized minus before it started, "
         + "divided by the " + NODES + " nodes; the data (64 bytes a node) is in both caches' figures.");
     return result;

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -54,17 +53,8 @@ final class ConfigHistoryScenario implements Scenario {
         writes(side, context, context.freshPath(NAME, side.id(), "warmup"), options.warmup());
       }
     }
-    for (int round = 0; round < options.rounds(); round++) {
-      StringBuilder line = new StringBuilder(NAME + " round " + (round + 1) + "/" + options.rounds() + ":");
-      for (int k = 0; k < SIDES.size(); k++) {
-        int index = (k + round) % SIDES.size();
-        Side side = SIDES.get(index);
-        double p50 = writes(side, context, context.freshPath(NAME, side.id(), "r" + (round + 1)), options.window());
-        series.get(index).put(round, p50);
-        line.append(String.format(Locale.ROOT, " %s p50 %,.0f us;", side.id(), p50));
-      }
-      context.progress(line.toString());
-    }
+    RotatingRounds.run(context, NAME, SIDES, SIDES.stream().map(Side::id).toList(), series, "us (p50)",
+        (side, round) -> writes(side, context, context.freshPath(NAME, side.id(), "r" + round), options.window()));
     return result;
   }
 
