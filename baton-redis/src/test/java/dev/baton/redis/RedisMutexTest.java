@@ -227,6 +227,23 @@ class RedisMutexTest extends RedisTestSupport {
     second.close();
   }
 
+  @Test
+  void aChannelSubscribedForAWaiter_isLeftOnceIdleForTheWaiterLease_evenAfterManyUncontendedCycles() throws Exception {
+    RedisBaton holderClient = client();
+    RedisBaton waiterClient = client(); // waiter lease 3 s: the channel lingers that long once idle
+    Lease held = holderClient.mutex("linger").acquire();
+    CompletableFuture<Lease> waiting = waiterClient.mutex("linger").acquireAsync();
+    await().until(() -> raw().pubsubNumsub("baton_lock_channel:{linger}").get("baton_lock_channel:{linger}") == 1L);
+    held.close();
+    waiting.get(5, TimeUnit.SECONDS).close();
+    Mutex mutex = waiterClient.mutex("linger");
+    for (int i = 0; i < 200; i++) {
+      mutex.acquire().close(); // each one listens on the subscribed channel, then leaves it
+    }
+    await().atMost(Duration.ofSeconds(15))
+        .until(() -> raw().pubsubNumsub("baton_lock_channel:{linger}").get("baton_lock_channel:{linger}") == 0L);
+  }
+
   private long serverMillis() {
     List<String> time = raw().time();
     return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;

@@ -65,21 +65,38 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     listeners.bySequence.remove(waiter.sequence(), waiter);
     listeners.byMember.remove(waiter.member(), waiter);
     listeners.lastUsed = System.nanoTime();
-    if (listeners.bySequence.isEmpty()) {
-      try {
-        timer.schedule(() -> unsubscribeIfIdle(channel), lingerMillis, TimeUnit.MILLISECONDS);
-      } catch (RejectedExecutionException e) {
-        // the client is closing: its connection goes, and the subscription with it
-      }
+    if (listeners.bySequence.isEmpty() && !listeners.idleCheckPending) {
+      // One pending check per channel: a lock taken and released thousands of times a second
+      // while subscribed would otherwise queue a timer task per release.
+      scheduleIdleCheck(channel, listeners, lingerMillis);
+    }
+  }
+
+  private void scheduleIdleCheck(String channel, Listeners listeners, long delayMillis) {
+    try {
+      timer.schedule(() -> unsubscribeIfIdle(channel), delayMillis, TimeUnit.MILLISECONDS);
+      listeners.idleCheckPending = true;
+    } catch (RejectedExecutionException e) {
+      // the client is closing: its connection goes, and the subscription with it
     }
   }
 
   private synchronized void unsubscribeIfIdle(String channel) {
     Listeners listeners = channels.get(channel);
-    if (listeners != null && listeners.bySequence.isEmpty()
-        && System.nanoTime() - listeners.lastUsed >= TimeUnit.MILLISECONDS.toNanos(lingerMillis)) {
+    if (listeners == null) {
+      return;
+    }
+    listeners.idleCheckPending = false;
+    if (!listeners.bySequence.isEmpty()) {
+      return; // in use again: its last waiter's leave schedules the next check
+    }
+    long idleNanos = System.nanoTime() - listeners.lastUsed;
+    long lingerNanos = TimeUnit.MILLISECONDS.toNanos(lingerMillis);
+    if (idleNanos >= lingerNanos) {
       channels.remove(channel);
       connection.async().unsubscribe(channel);
+    } else {
+      scheduleIdleCheck(channel, listeners, TimeUnit.NANOSECONDS.toMillis(lingerNanos - idleNanos) + 1);
     }
   }
 
@@ -106,6 +123,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     final ConcurrentSkipListMap<Long, Acquisition> bySequence = new ConcurrentSkipListMap<>();
     final Map<String, Acquisition> byMember = new ConcurrentHashMap<>();
     volatile long lastUsed;
+    boolean idleCheckPending; // guarded by the ReleaseNotices
 
     Listeners(CompletableFuture<Void> subscribed) {
       this.subscribed = subscribed;
