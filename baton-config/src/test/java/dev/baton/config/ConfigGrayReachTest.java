@@ -37,6 +37,8 @@ class ConfigGrayReachTest extends ClusterTestSupport {
     ConfigCenter operator = instance(baton(), prefix, "ops", "none");
     ConfigCenter web = instance(baton(), prefix, "web-1", "eu-1");
     operator.set("k", "v1");
+    // web's copy learns v1 through its watch; a listener added before that would hear it too.
+    await().atMost(WAIT).until(() -> web.get("k").filter("v1"::equals).isPresent());
     List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
     web.addListener((key, oldValue, newValue) -> heard.add(key + ":" + newValue));
 
