@@ -64,12 +64,7 @@ public final class RedisLockMutex implements Mutex {
     return Tenure.handedOver(lease);
   }
 
-  /** Tokens each grant reserves: one per holder it may serve. */
-  int tokensPerGrant() {
-    return options.localHandOvers() + 1;
-  }
-
-  /** {@link #tokensPerGrant()} as the acquire script takes it. */
+  /** The tokens each grant reserves (one per holder it may serve), as the acquire script takes it. */
   String tokensPerGrantArg() {
     return tokensPerGrantArg;
   }
