@@ -141,6 +141,11 @@ class RegistryCuratorInteropTest {
     ServiceRegistry registry = closing(ServiceRegistry.open(baton(), base));
     ServiceView view = registry.watch("orders");
 
+    // Curator's discovery re-registers its instances when its connection-state listener hears
+    // CONNECTED, which may come after registerService: it deletes the node and creates it again,
+    // so a load that falls in between rightly finds no instance until the node is back.
+    await().atMost(WAIT).until(() -> view.instance("curator-1").isPresent()
+        && registry.instances("orders").size() == 1);
     ServiceInstance seen = view.instance("curator-1").orElseThrow();
     assertThat(seen.name()).isEqualTo("orders");
     assertThat(seen.address()).isEqualTo("10.1.1.1");
