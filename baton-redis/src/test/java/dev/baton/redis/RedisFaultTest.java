@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -115,6 +116,36 @@ class RedisFaultTest extends RedisTestSupport {
     Lease next = client().mutex("cut").acquire(Duration.ofSeconds(10));
     assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
     next.close();
+  }
+
+  @Test
+  void leasesOfASecondOrMore_renewedOnTheTimerWheel_outliveTheirTtl_andOneCutOffIsLostInTime() throws Exception {
+    // A renewal period of a second or more waits on Lettuce's timer wheel, and a lease's exact
+    // expiry check starts with its first renewal: both paths are checked here.
+    Duration ttl = Duration.ofSeconds(3);
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString()).leaseTtl(ttl)
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    RedisBaton kept = client(RedisBaton.builder().uri(redis.uri()).leaseTtl(ttl));
+    Lease held = kept.mutex("wheel-kept").acquire();
+    Instant firstValidUntil = held.validUntil();
+    Lease lost = cutOff.mutex("wheel-cut").acquire();
+    List<LeaseState> seen = new CopyOnWriteArrayList<>();
+    lost.addListener((l, state) -> seen.add(state));
+
+    proxy.cut(); // before its first renewal: no expiry check is pending yet
+
+    // Only the listener is polled: reading state() would itself find the time up.
+    await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(LeaseState.LOST));
+    assertThat(seen).containsSubsequence(LeaseState.SUSPECT, LeaseState.LOST);
+    await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(firstValidUntil.plusMillis(500)));
+    assertThat(held.state()).isEqualTo(LeaseState.HELD);
+    assertThat(held.validUntil()).isAfter(Instant.now());
+    assertThat(raw().pttl("wheel-kept")).isPositive();
+    Lease next = client().mutex("wheel-cut").acquire(Duration.ofSeconds(10));
+    assertThat(next.fencingToken()).isGreaterThan(lost.fencingToken());
+    next.close();
+    held.close();
   }
 
   @Test

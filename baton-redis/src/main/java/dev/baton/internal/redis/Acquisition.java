@@ -59,10 +59,14 @@ final class Acquisition {
     session.register(this);
     result.whenComplete((hold, error) -> finish());
     if (timeoutNanos >= 0 && queue) {
-      ScheduledFuture<?> timeout = session.timer().schedule(
+      RedisSession.Pending timeout = session.later(
           () -> giveUp(new AcquireTimeoutException(mutex.path(), java.time.Duration.ofNanos(timeoutNanos))),
-          timeoutNanos, TimeUnit.NANOSECONDS);
-      result.whenComplete((hold, error) -> timeout.cancel(false));
+          timeoutNanos);
+      if (timeout == null) {
+        giveUp(session.closedException());
+        return result;
+      }
+      result.whenComplete((hold, error) -> timeout.cancel());
     }
     // Listening already (the lock was contended lately): every release after the first attempt is heard.
     listening = queue && session.notices().joinIfSubscribed(mutex.keys().channel(), this);

@@ -78,6 +78,11 @@ abstract class LettuceLink<C extends StatefulConnection<String, String>> impleme
   }
 
   @Override
+  public io.netty.util.Timer wheel() {
+    return client.getResources().timer();
+  }
+
+  @Override
   public void close() {
     pubSub.closeAsync();
     synchronized (this) {

@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -67,9 +65,12 @@ final class LocalCohort {
       }
     });
     if (timeoutNanos >= 0) {
-      ScheduledFuture<?> timer = session.timer().schedule(
-          () -> waiter.granted.completeExceptionally(timeout.get()), timeoutNanos, TimeUnit.NANOSECONDS);
-      waiter.granted.whenComplete((tenure, error) -> timer.cancel(false));
+      RedisSession.Pending timer = session.later(() -> waiter.granted.completeExceptionally(timeout.get()), timeoutNanos);
+      if (timer == null) {
+        waiter.granted.completeExceptionally(session.closedException());
+      } else {
+        waiter.granted.whenComplete((tenure, error) -> timer.cancel());
+      }
     }
     return waiter.granted;
   }

@@ -38,7 +38,8 @@ final class RedisHold {
   private LeaseState state = LeaseState.HELD; // guarded by this
   private boolean released; // guarded by this
   private volatile long lastRenewedAt;
-  private volatile ScheduledFuture<?> renewal;
+  private final long periodNanos;
+  private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
 
   RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long grantedAt) {
@@ -49,20 +50,35 @@ final class RedisHold {
     this.token = token;
     this.ttlNanos = session.settings().leaseTtl().toNanos();
     this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
+    this.periodNanos = session.settings().renewEvery().toNanos();
     this.lastRenewedAt = grantedAt;
   }
 
-  /** Starts renewing; the lease is HELD. */
+  /**
+   * Starts renewing; the lease is HELD. Nothing checks the expiry before the first renewal is
+   * sent, a period from now: the lease is valid well past it (the TTL is at least two periods),
+   * and a lock released within its first period (most are) costs no exact timer at all.
+   */
   void start() {
     session.register(this);
-    long period = session.settings().renewEvery().toNanos();
-    try {
-      renewal = session.timer().scheduleWithFixedDelay(this::renew, period, period, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    if (!scheduleRenewal()) {
       release(); // the client closed while the grant was on its way
-      return;
     }
-    scheduleExpiryCheck();
+  }
+
+  private boolean scheduleRenewal() {
+    RedisSession.Pending next = session.later(this::renewOnTime, periodNanos);
+    renewal = next;
+    if (next != null && isFinal()) {
+      next.cancel(); // released or lost while this was being scheduled
+    }
+    return next != null;
+  }
+
+  private void renewOnTime() {
+    if (!isFinal() && scheduleRenewal()) {
+      renew();
+    }
   }
 
   String path() {
@@ -77,8 +93,12 @@ final class RedisHold {
     return ownerId;
   }
 
-  synchronized LeaseState state() {
-    return state;
+  /** The state, LOST as soon as the lease's time is up, even if the expiry check has not run yet. */
+  LeaseState state() {
+    checkExpiry();
+    synchronized (this) {
+      return state;
+    }
   }
 
   long validUntilNanos() {
@@ -167,6 +187,8 @@ final class RedisHold {
     if (isFinal() || !renewing.compareAndSet(false, true)) {
       return;
     }
+    // Should this renewal (or the connection) fail, the lease is LOST when its time is up, to the nanosecond.
+    scheduleExpiryCheck();
     long startedAt = System.nanoTime();
     mutex.scripts(LockScripts.RENEW, value, session.leaseTtlArg(),
             mutex.keys().layoutArg(), ownerId)
@@ -180,7 +202,6 @@ final class RedisHold {
             lastRenewedAt = Math.max(lastRenewedAt, startedAt);
             if (System.nanoTime() - validUntilNanos() < 0) {
               moveTo(LeaseState.HELD, LeaseState.SUSPECT);
-              scheduleExpiryCheck();
             } else {
               checkExpiry();
             }
@@ -219,14 +240,17 @@ final class RedisHold {
   }
 
   private boolean isFinal() {
-    LeaseState now = state();
+    LeaseState now;
+    synchronized (this) {
+      now = state;
+    }
     return now == LeaseState.LOST || now == LeaseState.RELEASED;
   }
 
   private void stopTimers() {
-    ScheduledFuture<?> r = renewal;
+    RedisSession.Pending r = renewal;
     if (r != null) {
-      r.cancel(false);
+      r.cancel();
     }
     ScheduledFuture<?> e = expiry;
     if (e != null) {

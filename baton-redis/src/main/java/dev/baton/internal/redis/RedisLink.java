@@ -59,6 +59,12 @@ interface RedisLink {
 
   void addListener(RedisConnectionStateListener listener);
 
+  /**
+   * The client's timer wheel, which Lettuce already runs for every command's timeout: adding and
+   * cancelling a timeout wakes no thread; it fires on the next tick (100 ms) after it is due.
+   */
+  io.netty.util.Timer wheel();
+
   /** Closes every connection and shuts the client down; waits up to 2 s for its threads. */
   void close();
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,8 @@ import org.slf4j.LoggerFactory;
 public final class RedisSession {
   private static final Logger log = LoggerFactory.getLogger(RedisSession.class);
   private static final AtomicInteger CLIENTS = new AtomicInteger();
+  /** From here on a delay waits on the timer wheel: a tick late is a tenth of it at most. */
+  private static final long WHEEL_FROM_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final RedisSettings settings;
   private final RedisLink link;
@@ -163,7 +166,6 @@ public final class RedisSession {
     return events;
   }
 
-  /** A new owner id for one acquisition: {@code <client id>:<sequence>}. */
   /** The lease TTL in milliseconds, as the scripts take it. */
   String leaseTtlArg() {
     return leaseTtlArg;
@@ -174,6 +176,7 @@ public final class RedisSession {
     return waiterLeaseArg;
   }
 
+  /** A new owner id for one acquisition: {@code <client id>:<sequence>}. */
   String nextOwnerId() {
     return clientId + ":" + sequence.incrementAndGet();
   }
@@ -200,6 +203,37 @@ public final class RedisSession {
 
   void unregister(Acquisition acquisition) {
     waiting.remove(acquisition);
+  }
+
+  /** A task {@link #later} holds until it is due. */
+  interface Pending {
+    /** Stops the task if it has not started; it may still run if it has. */
+    void cancel();
+  }
+
+  /**
+   * Runs {@code task} on the timer after {@code delayNanos}, unless cancelled first or the client
+   * has closed; {@code null} if it has closed already. A delay of a second or more waits on the
+   * client's timer wheel ({@link RedisLink#wheel()}) and runs up to a tick (100 ms) late: the
+   * timer's own queue wakes its thread whenever a new task comes first, which on an uncontended
+   * lock is every grant (its renewal, cancelled by the release), a tenth of the lock's cycle as
+   * measured. Shorter delays, where a tick would matter, keep the exact timer.
+   */
+  Pending later(Runnable task, long delayNanos) {
+    if (closed) {
+      return null;
+    }
+    try {
+      if (delayNanos >= WHEEL_FROM_NANOS) {
+        // The wheel's thread only hands the task over: it also times out every command.
+        io.netty.util.Timeout due = link.wheel().newTimeout(t -> schedule(task, 0), delayNanos, TimeUnit.NANOSECONDS);
+        return due::cancel;
+      }
+      ScheduledFuture<?> due = timer.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+      return () -> due.cancel(false);
+    } catch (java.util.concurrent.RejectedExecutionException | IllegalStateException e) {
+      return null; // the timer or the wheel stopped: the client closed meanwhile
+    }
   }
 
   /** Runs {@code task} on the timer unless the client is closed. */
