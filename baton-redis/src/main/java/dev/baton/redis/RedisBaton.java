@@ -34,8 +34,12 @@ import java.util.concurrent.Executor;
  * every {@link Builder#renewEvery renewal period} while the lease is held. A renewal that fails
  * (Redis unreachable, or no reply within the command timeout) turns the lease {@code SUSPECT};
  * one that finds the lock gone or someone else's turns it {@code LOST}, and so does reaching
- * {@code validUntil()} without a renewal. Read the package's documentation for what this backend
- * cannot promise that ZooKeeper can.
+ * {@code validUntil()} without a renewal (to the moment: that check runs on the client's own
+ * timer). Read the package's documentation for what this backend cannot promise that ZooKeeper can.
+ *
+ * <p><b>Timeouts</b>: a renewal period or an acquire timeout of a second or more waits on
+ * Lettuce's timer wheel, which costs the lock no thread wake-up, and may end up to 100 ms late;
+ * shorter ones are kept exactly.
  *
  * <p><b>Connection loss</b>: the client reconnects by itself, and says so through {@link
  * #connectionState()} and its listeners (SUSPENDED at once, LOST after the lease TTL, RECONNECTED
