@@ -16,6 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,6 +53,26 @@ class MutexFaultTest {
     return HelperZk.childrenOf(cluster.connectString(), path);
   }
 
+  /**
+   * Makes {@code path} and its parents now, so that a delayed link carries only the lock's own
+   * requests (each parent made through it would cost a delayed round trip).
+   */
+  private static void makePath(String path) throws Exception {
+    try (HelperZk raw = HelperZk.connect(cluster.connectString())) {
+      for (int slash = path.indexOf('/', 1); ; slash = path.indexOf('/', slash + 1)) {
+        String prefix = slash < 0 ? path : path.substring(0, slash);
+        try {
+          raw.zk().create(prefix, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException e) {
+          // made by an earlier test
+        }
+        if (slash < 0) {
+          return;
+        }
+      }
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(MutexMode.class)
   void cutBeforeCreate_acquiresOnceConnectionReturns_withOneNode(MutexMode mode) throws Exception {
@@ -82,6 +105,7 @@ class MutexFaultTest {
         Baton baton = client(proxy.connectString(), Duration.ofSeconds(20))) {
       List<ConnectionState> states = new CopyOnWriteArrayList<>();
       baton.addConnectionStateListener(states::add);
+      makePath(path);
       proxy.delay(Duration.ofMillis(500));
       CompletableFuture<Lease> pending = baton.mutex(path, mode.options).acquireAsync();
       await().atMost(WAIT).until(() -> children(path).size() == 1);
@@ -196,6 +220,7 @@ class MutexFaultTest {
       // The reply trails the node's appearance by the delay: time enough to blackhole the link
       // first, when polled on an open connection. (A session shorter than the delayed round
       // trip would drop the connection by itself.)
+      makePath(path);
       proxy.delay(Duration.ofMillis(600));
       CompletableFuture<Lease> pending = baton.mutex(path, mode.options).acquireAsync();
       await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> raw.children(path).size() == 1);
