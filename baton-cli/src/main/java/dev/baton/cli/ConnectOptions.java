@@ -31,6 +31,13 @@ final class ConnectOptions {
       description = "How long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
   Duration connectTimeout;
 
+  @Option(names = "--session-timeout", defaultValue = "30s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "How long the ensemble keeps this client's session, and so its locks, after it"
+          + " stops hearing from it; the servers hold it between their own bounds (by default 2 and"
+          + " 20 ticks). Default: ${DEFAULT-VALUE}.")
+  Duration sessionTimeout;
+
   @Option(names = "--digest", paramLabel = "USER:PASSWORD", defaultValue = "${env:BATON_DIGEST}",
       description = "Authenticate with ZooKeeper's digest scheme (or set BATON_DIGEST).")
   String digest;
@@ -67,7 +74,12 @@ final class ConnectOptions {
     }
     checkConnectString(connect, spec);
     checkConnectTimeout(connectTimeout, spec);
-    Baton.Builder builder = Baton.builder().connectString(connect).connectionTimeout(connectTimeout);
+    if (sessionTimeout.isZero() || sessionTimeout.toMillis() > Integer.MAX_VALUE) {
+      throw new ParameterException(spec.commandLine(), "--session-timeout must be more than zero and"
+          + " at most " + Integer.MAX_VALUE + " ms (ZooKeeper's limit), was " + sessionTimeout.toMillis() + " ms");
+    }
+    Baton.Builder builder = Baton.builder().connectString(connect).connectionTimeout(connectTimeout)
+        .sessionTimeout(sessionTimeout);
     identity(builder, spec);
     try {
       return builder.build();

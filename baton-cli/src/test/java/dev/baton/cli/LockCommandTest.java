@@ -153,7 +153,7 @@ class LockCommandTest extends StandaloneZooKeeper {
     Path pidFile = dir.resolve("grandchild.pid");
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
       CompletableFuture<Cli.Run> hold = CompletableFuture.supplyAsync(() -> Cli.run("lock", "hold", "/locks/group",
-          "--connect", proxy.connectString(), "--grace", "2s", "--",
+          "--connect", proxy.connectString(), "--session-timeout", "4s", "--grace", "2s", "--",
           "bash", "-c", "sleep 300 & echo $! > '" + pidFile + "'; wait"));
       await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
       long grandchild = Long.parseLong(Files.readString(pidFile).trim());
