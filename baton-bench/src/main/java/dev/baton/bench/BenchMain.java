@@ -99,7 +99,7 @@ public final class BenchMain {
         BenchContext context = new BenchContext(options, server.host(), server.port(), System.err)) {
       context.progress("ZooKeeper server pid " + server.pid() + " at " + context.connectString()
           + "; " + options.rounds() + " rounds of " + BenchOptions.seconds(options.window()) + " per contender");
-      JitWarmup.run(context, warmedLibraries(), options.jitWarmup());
+      JitWarmup.run(context, warmedLibraries(options), options.jitWarmup());
       context.progress(String.format("Server start and JIT warm-up took %.1f s", (System.nanoTime() - started) / 1e9));
       for (Scenario scenario : scenarios()) {
         if (options.selects(scenario.name())) {
@@ -226,12 +226,24 @@ public final class BenchMain {
             4, 1, List.of(baton, redisson)));
   }
 
-  /** The libraries {@link JitWarmup} runs: Baton's and Curator's mutexes and the raw floor pattern. */
-  private static List<Contender> warmedLibraries() {
-    return List.of(
+  /**
+   * The libraries {@link JitWarmup} runs: Baton's and Curator's mutexes and the raw floor pattern,
+   * and when a Redis row is selected, Baton on Redis, Redisson and the raw Redis scheme too (they
+   * had only their scenario's warm-up window, and their first rounds ran at about 0.6 of the
+   * later ones, both sides alike).
+   */
+  private static List<Contender> warmedLibraries(BenchOptions options) {
+    List<Contender> warmed = new ArrayList<>(List.of(
         new Contender("baton", "Baton Mutex", Role.BATON, new BatonLibrary(), Sharing.PER_CLIENT),
         new Contender("curator", "Curator InterProcessMutex", Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD),
-        floor("raw-c", "(c) raw: create+list together; delete not waited", PipelinedPattern.deleteNotWaited()));
+        floor("raw-c", "(c) raw: create+list together; delete not waited", PipelinedPattern.deleteNotWaited())));
+    if (redisScenarios().stream().anyMatch(s -> options.selects(s.name()))) {
+      warmed.add(new Contender("baton-redis", "Baton Mutex on Redis", Role.BATON,
+          new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT));
+      warmed.add(new Contender("redisson", "Redisson RLock", Role.CURATOR, new RedissonLibrary(), Sharing.PER_THREAD));
+      warmed.add(floor("raw-redis-b", "(b) raw: SET NX PX; compare-and-delete not waited", new RawRedisLibrary(false)));
+    }
+    return warmed;
   }
 
   private static Contender recipe(String id, String label, Role role, Recipe recipe) {
