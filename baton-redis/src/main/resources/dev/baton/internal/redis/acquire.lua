@@ -12,7 +12,7 @@ local member, ttl, mode, layout, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6
 local prefix = string.sub(member, 1, -2) .. ',"token":'
 
 -- An earlier attempt of this member may have been granted with its reply lost: it holds already.
-local taken
+local taken, last
 if layout == 'redisson' then
   if redis.call('HEXISTS', KEYS[1], id) == 1 then
     local mine = redis.call('GET', KEYS[5])
@@ -20,17 +20,22 @@ if layout == 'redisson' then
   end
   taken = redis.call('EXISTS', KEYS[1]) == 1
 else
-  local current = redis.call('GET', KEYS[1])
+  -- The lock and the last token in one read. MGET reads a key of another kind as missing: the
+  -- grant's SET NX below tells that case apart.
+  local read = redis.call('MGET', KEYS[1], KEYS[2])
+  local current = read[1]
   if current and string.sub(current, 1, #prefix) == prefix then
     return {1, tonumber(string.match(current, '"token":(%d+)')), current}
   end
-  taken = current ~= false
+  taken, last = current ~= false, read[2]
 end
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- The deadlines are kept with the queue and expire with it: an empty queue has no dead waiters.
-local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+-- EXISTS first: on the uncontended path there is no queue, and its answer is a number, not a list.
+local head
+if redis.call('EXISTS', KEYS[3]) == 1 then head = redis.call('ZRANGE', KEYS[3], 0, 0)[1] end
 if head and head ~= member then
   local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
   for i = 1, #dead do
@@ -45,17 +50,17 @@ if not taken then
     -- The next token is the larger of the last one plus one and the server's clock in
     -- microseconds: tokens keep growing even after a restart without persistence lost the counter.
     local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
-    local token = math.max((tonumber(redis.call('GET', KEYS[2])) or 0) + 1, clock)
-    local tokenText = string.format('%.0f', token)
-    redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[7]) - 1))
-    local value = prefix .. tokenText .. ',"at":' .. string.format('%.0f', now) .. '}'
+    if layout == 'redisson' then last = redis.call('GET', KEYS[2]) end
+    local token = math.max((tonumber(last) or 0) + 1, clock)
+    local value = string.format('%s%.0f,"at":%.0f}', prefix, token, now)
     if layout == 'redisson' then
       redis.call('HSET', KEYS[1], id, 1)
       redis.call('PEXPIRE', KEYS[1], ttl)
       redis.call('SET', KEYS[5], value, 'PX', ttl)
-    else
-      redis.call('SET', KEYS[1], value, 'PX', ttl)
+    elseif not redis.call('SET', KEYS[1], value, 'PX', ttl, 'NX') then
+      return redis.error_reply('WRONGTYPE the key ' .. KEYS[1] .. ' holds a value that is not a lock of this layout')
     end
+    redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[7]) - 1))
     if head then
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZREM', KEYS[4], member)

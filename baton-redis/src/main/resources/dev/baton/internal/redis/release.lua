@@ -11,8 +11,8 @@ end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 -- Nobody queues on most releases: the clock and the sweep are needed only when somebody does.
+if redis.call('EXISTS', KEYS[3]) == 0 then return 1 end
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-if not head then return 1 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
