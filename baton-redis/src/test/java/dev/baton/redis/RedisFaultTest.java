@@ -75,6 +75,15 @@ class RedisFaultTest extends RedisTestSupport {
   }
 
   @Test
+  void aKeyOfAnotherKind_underTheFencingCountersName_isReportedAndKept() {
+    raw().hset("baton_lock_token:{counted}", "field", "1");
+    Mutex mutex = client().mutex("counted");
+    assertThatThrownBy(() -> mutex.acquire(Duration.ofSeconds(1))).hasMessageContaining("WRONGTYPE");
+    assertThat(raw().hget("baton_lock_token:{counted}", "field")).isEqualTo("1");
+    assertThat(raw().exists("counted")).isZero();
+  }
+
+  @Test
   void redisRestartedWhileHeld_losesTheLease_neverSilentlyHeld_andTokensStillGrow() {
     RedisBaton baton = client();
     Mutex mutex = baton.mutex("restart");

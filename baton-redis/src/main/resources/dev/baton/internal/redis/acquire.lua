@@ -50,7 +50,9 @@ if not taken then
     -- The next token is the larger of the last one plus one and the server's clock in
     -- microseconds: tokens keep growing even after a restart without persistence lost the counter.
     local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
-    if layout == 'redisson' then last = redis.call('GET', KEYS[2]) end
+    -- A counter MGET did not find may be missing (the lock's first grant) or of another kind: GET
+    -- refuses the latter rather than letting the SET below overwrite it.
+    if not last then last = redis.call('GET', KEYS[2]) end
     local token = math.max((tonumber(last) or 0) + 1, clock)
     local value = string.format('%s%.0f,"at":%.0f}', prefix, token, now)
     if layout == 'redisson' then
