@@ -94,9 +94,10 @@ class QueueRequestCountTest {
       // Every waiting client is now idle on the empty queue, its listing current.
       quietCountSince(0);
       long before = cluster.packetsReceived(0);
+      // Chosen before the put: a taker may get the item before put() has returned here.
+      CompletableFuture<?>[] idle = takers.stream().filter(f -> !f.isDone()).toArray(CompletableFuture<?>[]::new);
       producer.put("wake-up");
-      CompletableFuture.anyOf(takers.stream().filter(f -> !f.isDone()).toArray(CompletableFuture<?>[]::new))
-          .get(20, TimeUnit.SECONDS);
+      CompletableFuture.anyOf(idle).get(20, TimeUnit.SECONDS);
       long requests = quietCountSince(before);
       System.out.printf("put to an empty queue with %d idle clients (%d takers each): %d requests%n",
           clients, takersPerClient, requests);
