@@ -203,14 +203,10 @@ public final class BenchMain {
    * of these rows, in the table's peer column) and the hand-written scheme as the floor.
    */
   private static List<Scenario> redisScenarios() {
-    Contender baton = new Contender("baton-redis", "Baton Mutex on Redis (fencing token included)", Role.BATON,
-        new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT);
-    Contender redisson = new Contender("redisson", "Redisson RLock", Role.CURATOR, new RedissonLibrary(),
-        Sharing.PER_THREAD);
-    Contender rawWaited = floor("raw-redis-a", "(a) raw: SET NX PX; compare-and-delete waited (no token)",
-        new RawRedisLibrary(true));
-    Contender rawUnwaited = floor("raw-redis-b", "(b) raw: SET NX PX; compare-and-delete not waited (no token)",
-        new RawRedisLibrary(false));
+    Contender baton = batonOnRedis();
+    Contender redisson = redisson();
+    Contender rawWaited = rawRedis(true);
+    Contender rawUnwaited = rawRedis(false);
     Contender cohorted = new Contender("baton-redis-cohorted",
         "Baton Mutex on Redis, local hand-over (at most " + LOCAL_HAND_OVERS + " in a row)", Role.BATON,
         new RedisBatonLibrary(RedisMutexOptions.defaults().withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
@@ -226,6 +222,22 @@ public final class BenchMain {
             4, 1, List.of(baton, redisson)));
   }
 
+  private static Contender batonOnRedis() {
+    return new Contender("baton-redis", "Baton Mutex on Redis (fencing token included)", Role.BATON,
+        new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT);
+  }
+
+  private static Contender redisson() {
+    return new Contender("redisson", "Redisson RLock", Role.CURATOR, new RedissonLibrary(), Sharing.PER_THREAD);
+  }
+
+  /** The hand-written scheme; {@code releaseWaited} says whether each cycle waits for its release's reply. */
+  private static Contender rawRedis(boolean releaseWaited) {
+    return releaseWaited
+        ? floor("raw-redis-a", "(a) raw: SET NX PX; compare-and-delete waited (no token)", new RawRedisLibrary(true))
+        : floor("raw-redis-b", "(b) raw: SET NX PX; compare-and-delete not waited (no token)", new RawRedisLibrary(false));
+  }
+
   /**
    * The libraries {@link JitWarmup} runs: Baton's and Curator's mutexes and the raw floor pattern,
    * and when a Redis row is selected, Baton on Redis, Redisson and the raw Redis scheme too (they
@@ -238,10 +250,7 @@ public final class BenchMain {
         new Contender("curator", "Curator InterProcessMutex", Role.CURATOR, new CuratorLibrary(), Sharing.PER_THREAD),
         floor("raw-c", "(c) raw: create+list together; delete not waited", PipelinedPattern.deleteNotWaited())));
     if (redisScenarios().stream().anyMatch(s -> options.selects(s.name()))) {
-      warmed.add(new Contender("baton-redis", "Baton Mutex on Redis", Role.BATON,
-          new RedisBatonLibrary(RedisMutexOptions.defaults()), Sharing.PER_CLIENT));
-      warmed.add(new Contender("redisson", "Redisson RLock", Role.CURATOR, new RedissonLibrary(), Sharing.PER_THREAD));
-      warmed.add(floor("raw-redis-b", "(b) raw: SET NX PX; compare-and-delete not waited", new RawRedisLibrary(false)));
+      warmed.addAll(List.of(batonOnRedis(), redisson(), rawRedis(false)));
     }
     return warmed;
   }
