@@ -10,9 +10,11 @@ import dev.baton.internal.session.SessionObserver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -52,6 +54,12 @@ import org.apache.zookeeper.data.Stat;
  *   <li>An item given back by this client is a candidate again at once, at its place in the
  *       order: the claim's delete is sent before any later claim of the same session, so it is
  *       applied first.
+ *   <li>Except an item given back because this client's handler failed on it: it is held back
+ *       for the back-off, so that other clients' consumers get it first (the failure may be this
+ *       client's own). Held back before its claim goes, so no listing here sees it free before.
+ *       A listing puts the held-back items it finds free aside (parked) rather than among the
+ *       candidates; when the back-off ends, a parked item becomes a candidate, while one that
+ *       was not parked (claimed by another, or not listed since) is left to the next listing.
  *   <li>A queue path that does not exist is waited for with an {@code exists} watch, never
  *       created by a taker: an empty container that never had a child is never removed by the
  *       ensemble. When no taker is left, that watch is removed ({@link PathWatches}), so nothing
@@ -120,6 +128,11 @@ final class ItemTakers implements SessionObserver {
 
   private final ArrayDeque<Taker> waiting = new ArrayDeque<>();
   private final TreeSet<String> candidates = new TreeSet<>();
+  // Items held back after this client's handler failed on them, each with its hold, so that an
+  // ended back-off never ends a later hold of the same item.
+  private final Map<String, Object> heldBack = new HashMap<>();
+  // The held-back items the last listing found free.
+  private final Set<String> parked = new HashSet<>();
   private final Set<String> attempting = new HashSet<>();
   private final Set<Attempt> inFlight = new HashSet<>();
   private boolean listing;
@@ -186,10 +199,33 @@ final class ItemTakers implements SessionObserver {
   /** The claim of {@code claimed} is gone (or going): this client may take the item again. */
   void offerAgain(Claimed claimed) {
     synchronized (this) {
-      if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0) {
+      if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0
+          && !heldBack.containsKey(claimed.item())) {
         candidates.add(claimed.item());
         pump();
       }
+    }
+  }
+
+  /**
+   * This client's handler failed on {@code item}, which it is about to give back: its takers leave
+   * the item to other clients for {@code nanos}, and take it afterwards only if it is still free.
+   * Call before the claim's delete is sent.
+   */
+  void holdBack(String item, long nanos) {
+    Object hold = new Object();
+    synchronized (this) {
+      heldBack.put(item, hold);
+      candidates.remove(item);
+      parked.remove(item);
+    }
+    session.schedule(() -> heldBackEnded(item, hold), nanos);
+  }
+
+  private synchronized void heldBackEnded(String item, Object hold) {
+    if (heldBack.remove(item, hold) && parked.remove(item)) {
+      candidates.add(item);
+      pump();
     }
   }
 
@@ -332,8 +368,10 @@ final class ItemTakers implements SessionObserver {
         retries = 0;
         listedOn = on;
         claimsExist = code == Code.OK;
-        candidates.clear();
-        candidates.addAll(ItemNodes.unclaimed(children, claimsExist ? claims : List.of(), attempting));
+        forgetListing();
+        for (String item : ItemNodes.unclaimed(children, claimsExist ? claims : List.of(), attempting)) {
+          (heldBack.containsKey(item) ? parked : candidates).add(item);
+        }
         pump();
       }
       case NONODE -> watchForPath(on);
@@ -365,7 +403,7 @@ final class ItemTakers implements SessionObserver {
         startWatchingPath(on);
         listedOn = on;
         dirty = false;
-        candidates.clear();
+        forgetListing();
         pump();
       }
       case CONNECTIONLOSS, OPERATIONTIMEOUT -> backOff();
@@ -487,7 +525,7 @@ final class ItemTakers implements SessionObserver {
   /** The claim failed because the listing was stale: list again, and the taker goes first. */
   private void failed(Attempt attempt) {
     done(attempt);
-    candidates.clear();
+    forgetListing();
     dirty = true;
     requeue(attempt.taker);
   }
@@ -509,6 +547,11 @@ final class ItemTakers implements SessionObserver {
       waiting.addFirst(taker);
       pump();
     }
+  }
+
+  private void forgetListing() {
+    candidates.clear();
+    parked.clear();
   }
 
   private void done(Attempt attempt) {
@@ -563,7 +606,7 @@ final class ItemTakers implements SessionObserver {
 
   private void failAll(KeeperException error) {
     RuntimeException reason = Errors.translate(error, serverPath);
-    candidates.clear();
+    forgetListing();
     dirty = true;
     for (Taker taker : waiting) {
       taker.gone = true;
