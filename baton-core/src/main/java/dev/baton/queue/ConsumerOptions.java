@@ -13,12 +13,12 @@ import java.util.concurrent.Executor;
  * <p>Redelivery with back-off: an item whose handler throws is given back at once, and the number
  * of failed deliveries kept with the item ({@link QueueItem#attempt()}) grows by one in the same
  * transaction. The failure may be this client's own (a resource only it cannot reach), so the item
- * goes to the consumers of other clients first: this client's consumers and takes of the same
- * {@code DistributedQueue} object leave it alone for a back-off ({@link #firstBackOff()} after the
- * first failure, doubling each time up to {@link #maxBackOff()}), and take it again afterwards
- * only if no other consumer has claimed it meanwhile. The consumer goes on with other items. A
- * client that restarts, or another {@code DistributedQueue} object of the same client, does not
- * know the back-off: it may take the item at once.
+ * goes to the consumers of other clients first: every consumer and take of this client (of any
+ * {@code DistributedQueue} object on the path) leaves it alone for a back-off ({@link
+ * #firstBackOff()} after the first failure, doubling each time up to {@link #maxBackOff()}), and
+ * takes it again afterwards only if no other consumer has claimed it meanwhile. The consumer goes
+ * on with other items. The back-off is kept in the client's memory: a client that restarts may
+ * take the item at once.
  *
  * <p>Dead letters: when the delivery numbered {@link #maxAttempts()} fails too, the item moves to
  * the dead-letter path ({@code <queue path>/dead} unless {@link #withDeadLetterPath set}) in one

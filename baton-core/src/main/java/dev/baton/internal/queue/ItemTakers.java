@@ -10,11 +10,9 @@ import dev.baton.internal.session.SessionObserver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -54,12 +52,12 @@ import org.apache.zookeeper.data.Stat;
  *   <li>An item given back by this client is a candidate again at once, at its place in the
  *       order: the claim's delete is sent before any later claim of the same session, so it is
  *       applied first.
- *   <li>Except an item given back because this client's handler failed on it: it is held back
- *       for the back-off, so that other clients' consumers get it first (the failure may be this
- *       client's own). Held back before its claim goes, so no listing here sees it free before.
- *       A listing puts the held-back items it finds free aside (parked) rather than among the
- *       candidates; when the back-off ends, a parked item becomes a candidate, while one that
- *       was not parked (claimed by another, or not listed since) is left to the next listing.
+ *   <li>Except an item given back because a handler of this client failed on it: it is held back
+ *       ({@link HeldBackItems}, shared by the client's queue objects) for the back-off, so that
+ *       other clients' consumers get it first. Held back before its claim goes, so no listing
+ *       sees it free before. A held-back candidate is set aside (parked) when its turn comes, with
+ *       a timer for the end of its hold; then it is a candidate again, unless a listing since
+ *       found it claimed by another or gone (it is not among that listing's candidates).
  *   <li>A queue path that does not exist is waited for with an {@code exists} watch, never
  *       created by a taker: an empty container that never had a child is never removed by the
  *       ensemble. When no taker is left, that watch is removed ({@link PathWatches}), so nothing
@@ -128,11 +126,10 @@ final class ItemTakers implements SessionObserver {
 
   private final ArrayDeque<Taker> waiting = new ArrayDeque<>();
   private final TreeSet<String> candidates = new TreeSet<>();
-  // Items held back after this client's handler failed on them, each with its hold, so that an
-  // ended back-off never ends a later hold of the same item.
-  private final Map<String, Object> heldBack = new HashMap<>();
-  // The held-back items the last listing found free.
+  private final HeldBackItems heldBack;
+  // Candidates set aside while held back; the items of those with a timer for the end of the hold.
   private final Set<String> parked = new HashSet<>();
+  private final Set<String> waking = new HashSet<>();
   private final Set<String> attempting = new HashSet<>();
   private final Set<Attempt> inFlight = new HashSet<>();
   private boolean listing;
@@ -150,6 +147,7 @@ final class ItemTakers implements SessionObserver {
     this.session = session;
     this.serverPath = serverPath;
     this.serverClaims = serverPath + "/" + ItemNodes.CLAIMS;
+    this.heldBack = HeldBackItems.of(session);
   }
 
   /**
@@ -199,8 +197,7 @@ final class ItemTakers implements SessionObserver {
   /** The claim of {@code claimed} is gone (or going): this client may take the item again. */
   void offerAgain(Claimed claimed) {
     synchronized (this) {
-      if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0
-          && !heldBack.containsKey(claimed.item())) {
+      if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0) {
         candidates.add(claimed.item());
         pump();
       }
@@ -208,22 +205,36 @@ final class ItemTakers implements SessionObserver {
   }
 
   /**
-   * This client's handler failed on {@code item}, which it is about to give back: its takers leave
-   * the item to other clients for {@code nanos}, and take it afterwards only if it is still free.
-   * Call before the claim's delete is sent.
+   * A handler of this client failed on {@code item}, which it is about to give back: the client's
+   * takers leave the item to other clients for {@code nanos}, and take it afterwards only if it is
+   * still free. Call before the claim's delete is sent.
    */
   void holdBack(String item, long nanos) {
-    Object hold = new Object();
-    synchronized (this) {
-      heldBack.put(item, hold);
-      candidates.remove(item);
-      parked.remove(item);
-    }
-    session.schedule(() -> heldBackEnded(item, hold), nanos);
+    heldBack.hold(session, itemPath(item), nanos);
   }
 
-  private synchronized void heldBackEnded(String item, Object hold) {
-    if (heldBack.remove(item, hold) && parked.remove(item)) {
+  /** Sets a held-back candidate aside until its hold ends. */
+  private void park(String item, long nanos) {
+    parked.add(item);
+    if (waking.add(item)) {
+      try {
+        session.scheduler().schedule(() -> holdEnded(item), nanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        waking.remove(item);
+      }
+    }
+  }
+
+  private synchronized void holdEnded(String item) {
+    waking.remove(item);
+    if (!parked.contains(item)) {
+      return; // a listing since then did not find it free
+    }
+    long left = heldBack.remainingNanos(itemPath(item));
+    parked.remove(item);
+    if (left > 0) {
+      park(item, left); // held back again meanwhile, by a later failure
+    } else {
       candidates.add(item);
       pump();
     }
@@ -260,7 +271,13 @@ final class ItemTakers implements SessionObserver {
       return;
     }
     while (!waiting.isEmpty() && !candidates.isEmpty()) {
-      attempt(waiting.poll(), candidates.pollFirst());
+      String item = candidates.pollFirst();
+      long held = heldBack.remainingNanos(itemPath(item));
+      if (held > 0) {
+        park(item, held);
+      } else {
+        attempt(waiting.poll(), item);
+      }
     }
     if (waiting.isEmpty() || listing || backingOff) {
       idleIfDone();
@@ -369,9 +386,7 @@ final class ItemTakers implements SessionObserver {
         listedOn = on;
         claimsExist = code == Code.OK;
         forgetListing();
-        for (String item : ItemNodes.unclaimed(children, claimsExist ? claims : List.of(), attempting)) {
-          (heldBack.containsKey(item) ? parked : candidates).add(item);
-        }
+        candidates.addAll(ItemNodes.unclaimed(children, claimsExist ? claims : List.of(), attempting));
         pump();
       }
       case NONODE -> watchForPath(on);
@@ -651,6 +666,10 @@ final class ItemTakers implements SessionObserver {
       stopWatchingPath(false);
     }
     session.removeObserver(this);
+  }
+
+  private String itemPath(String item) {
+    return serverPath + "/" + item;
   }
 
   private String claimPath(String item) {
