@@ -10,11 +10,15 @@ import java.util.concurrent.Executor;
  * How a {@link DistributedQueue#consume consumer} runs its handler and treats items whose handler
  * keeps failing (poison items). Immutable; each {@code with...} returns a copy.
  *
- * <p>Redelivery with back-off: an item whose handler throws stays claimed by this consumer for a
- * back-off ({@link #firstBackOff()} after the first failure, doubling each time up to {@link
- * #maxBackOff()}), while the consumer goes on with other items; then it is given back, and the
- * number of failed deliveries kept with the item ({@link QueueItem#attempt()}) grows by one in the
- * same transaction. Other consumers see the item again only after the back-off.
+ * <p>Redelivery with back-off: an item whose handler throws is given back at once, and the number
+ * of failed deliveries kept with the item ({@link QueueItem#attempt()}) grows by one in the same
+ * transaction. The failure may be this client's own (a resource only it cannot reach), so the item
+ * goes to the consumers of other clients first: every consumer and take of this client (of any
+ * {@code DistributedQueue} object on the path) leaves it alone for a back-off ({@link
+ * #firstBackOff()} after the first failure, doubling each time up to {@link #maxBackOff()}), and
+ * takes it again afterwards only if no other consumer has claimed it meanwhile. The consumer goes
+ * on with other items. The back-off is kept in the client's memory: a client that restarts may
+ * take the item at once.
  *
  * <p>Dead letters: when the delivery numbered {@link #maxAttempts()} fails too, the item moves to
  * the dead-letter path ({@code <queue path>/dead} unless {@link #withDeadLetterPath set}) in one
@@ -24,7 +28,17 @@ import java.util.concurrent.Executor;
  * handler} can take them instead.
  *
  * <p>The count is kept by the item's node (its data version), so every Baton consumer of the
- * queue counts together; a delivery that ends because its consumer died is not counted.
+ * queue counts together, across clients and restarts: with two consumers whose handlers both fail
+ * on an item, it is a dead letter after {@code maxAttempts} failures in all, whichever consumer had
+ * them, decided by the consumer whose failure was the last allowed (its own {@code maxAttempts},
+ * when consumers differ). A delivery that ends because its consumer died is not counted.
+ *
+ * <p>Connection loss and session expiry: an item is given back in the background, retried across
+ * connection loss; if the claim's session expires first, the claim is gone with it, the item is
+ * free and this delivery is not counted. Moving a dead letter blocks the consumer's thread as
+ * {@link QueueItem#ack()} does; if it fails for a reason retrying may cure (the retry policy gave
+ * up, say), the item is given back, counted, and this client leaves it alone for {@link
+ * #maxBackOff()}. No timeout of its own.
  */
 public final class ConsumerOptions {
   private static final ConsumerOptions DEFAULTS =
@@ -49,7 +63,8 @@ public final class ConsumerOptions {
 
   /**
    * A thread of the consumer's own; back-off from 1 s doubling up to 30 s; 10 deliveries at most
-   * (about two and a half minutes of retrying), then the item moves to {@code <queue path>/dead}.
+   * (for one consumer alone, about two and a half minutes of retrying), then the item moves to
+   * {@code <queue path>/dead}.
    */
   public static ConsumerOptions defaults() {
     return DEFAULTS;
@@ -62,7 +77,9 @@ public final class ConsumerOptions {
   }
 
   /**
-   * The back-off after the first failure of an item, and the most it grows to (doubling each time).
+   * The back-off after the first failure of an item, and the most it grows to (doubling each time):
+   * how long this client leaves a failed item to other clients' consumers before it may take it
+   * again. {@code Duration.ZERO} lets it take the item again at once.
    *
    * @throws IllegalArgumentException if {@code first} is negative or {@code max} below it
    */

@@ -39,7 +39,9 @@ import java.util.concurrent.Executor;
  *       were put, and the items of one producer are claimed in the order it put them, whoever
  *       claims them. An item given back, or freed by a consumer's death, keeps its place: waiting
  *       consumers are woken by the claim's removal and take it first; busy ones see it when they
- *       next list the queue (the client that gave an item back takes it next itself).
+ *       next list the queue (the client that gave an item back takes it next itself, unless a
+ *       {@linkplain #consume consumer}'s handler failed on it: then other clients' consumers get
+ *       it first, see {@link ConsumerOptions}).
  *   <li>A claimed item is delivered to nobody else while the session of its claimant lives: its
  *       claim is an ephemeral node, {@code <path>/claims/queue-<n>}, made before the item is
  *       handed out. {@link QueueItem#ack()} deletes item and claim in one transaction that fails
@@ -162,9 +164,11 @@ public interface DistributedQueue<T> {
   /**
    * Hands items to {@code handler} one after another, on a thread of the consumer's own, until
    * the returned consumer is closed: an item is acknowledged when the handler returns, and given
-   * back when it throws, after a back-off that grows with each failure of the item; an item whose
-   * tenth delivery fails too moves to {@code <queue path>/dead} ({@link ConsumerOptions#defaults()},
-   * where the rules are). For handlers that run long: the item stays claimed as long
+   * back at once when it throws, to other clients' consumers first: this client takes it again
+   * only after a back-off that grows with each failure of the item, and only if nobody else took
+   * it meanwhile. An item whose tenth delivery fails too, counted across every consumer that
+   * tried it, moves to {@code <queue path>/dead} ({@link ConsumerOptions#defaults()}, where the
+   * rules are). For handlers that run long: the item stays claimed as long
    * as the client's session lives. Call again for more consumers. Connection loss and session
    * expiry while waiting for an item: as {@link #take()}; while an item is handled: its
    * acknowledgement may fail ({@link QueueItem#ack()}), which is logged, and the consumer goes on.

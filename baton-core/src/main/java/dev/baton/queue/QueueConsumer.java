@@ -8,9 +8,10 @@ import java.util.Optional;
  * A running {@link DistributedQueue#consume consumer}: it takes items one after another and hands
  * them to its handler until closed, or until its client is closed.
  *
- * <p>A failing handler's item is held through a back-off and then given back, its count of failed
- * deliveries grown by one; after the last attempt {@link ConsumerOptions} allows, it becomes a dead
- * letter. The consumer goes on with other items meanwhile. A failed acknowledgement
+ * <p>A failing handler's item is given back at once, its count of failed deliveries grown by one,
+ * to other clients' consumers first: this client leaves it alone through a back-off. After the
+ * last attempt {@link ConsumerOptions} allows, counted across consumers, it becomes a dead letter.
+ * The consumer goes on with other items meanwhile. A failed acknowledgement
  * (the claim was lost with the session) is logged and the consumer goes on. Connection loss and
  * session expiry are ridden out. The consumer stops by itself only when its client closes, or
  * when taking or acknowledging fails for a reason retrying cannot cure (a node's ACL refusing

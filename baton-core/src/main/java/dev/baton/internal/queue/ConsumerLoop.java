@@ -172,7 +172,6 @@ final class ConsumerLoop<T> implements QueueConsumer {
       stopped = true;
       pending = null;
     }
-    poison.giveBackAll();
     if (reported) {
       RuntimeException reason = Errors.translate(cause, queue.path());
       if (!(reason instanceof ClientClosedException)) {
@@ -213,7 +212,6 @@ final class ConsumerLoop<T> implements QueueConsumer {
     if (taking != null) {
       taking.cancel(false);
     }
-    poison.giveBackAll();
     try {
       synchronized (lock) {
         while (busy && handling != Thread.currentThread()) {

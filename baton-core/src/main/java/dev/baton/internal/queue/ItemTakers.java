@@ -52,6 +52,12 @@ import org.apache.zookeeper.data.Stat;
  *   <li>An item given back by this client is a candidate again at once, at its place in the
  *       order: the claim's delete is sent before any later claim of the same session, so it is
  *       applied first.
+ *   <li>Except an item given back because a handler of this client failed on it: it is held back
+ *       ({@link HeldBackItems}, shared by the client's queue objects) for the back-off, so that
+ *       other clients' consumers get it first. Held back before its claim goes, so no listing
+ *       sees it free before. A held-back candidate is set aside (parked) when its turn comes, with
+ *       a timer for the end of its hold; then it is a candidate again, unless a listing since
+ *       found it claimed by another or gone (it is not among that listing's candidates).
  *   <li>A queue path that does not exist is waited for with an {@code exists} watch, never
  *       created by a taker: an empty container that never had a child is never removed by the
  *       ensemble. When no taker is left, that watch is removed ({@link PathWatches}), so nothing
@@ -120,6 +126,10 @@ final class ItemTakers implements SessionObserver {
 
   private final ArrayDeque<Taker> waiting = new ArrayDeque<>();
   private final TreeSet<String> candidates = new TreeSet<>();
+  private final HeldBackItems heldBack;
+  // Candidates set aside while held back; the items of those with a timer for the end of the hold.
+  private final Set<String> parked = new HashSet<>();
+  private final Set<String> waking = new HashSet<>();
   private final Set<String> attempting = new HashSet<>();
   private final Set<Attempt> inFlight = new HashSet<>();
   private boolean listing;
@@ -137,6 +147,7 @@ final class ItemTakers implements SessionObserver {
     this.session = session;
     this.serverPath = serverPath;
     this.serverClaims = serverPath + "/" + ItemNodes.CLAIMS;
+    this.heldBack = HeldBackItems.of(session);
   }
 
   /**
@@ -193,6 +204,42 @@ final class ItemTakers implements SessionObserver {
     }
   }
 
+  /**
+   * A handler of this client failed on {@code item}, which it is about to give back: the client's
+   * takers leave the item to other clients for {@code nanos}, and take it afterwards only if it is
+   * still free. Call before the claim's delete is sent.
+   */
+  void holdBack(String item, long nanos) {
+    heldBack.hold(session, itemPath(item), nanos);
+  }
+
+  /** Sets a held-back candidate aside until its hold ends. */
+  private void park(String item, long nanos) {
+    parked.add(item);
+    if (waking.add(item)) {
+      try {
+        session.scheduler().schedule(() -> holdEnded(item), nanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        waking.remove(item);
+      }
+    }
+  }
+
+  private synchronized void holdEnded(String item) {
+    waking.remove(item);
+    if (!parked.contains(item)) {
+      return; // a listing since then did not find it free
+    }
+    long left = heldBack.remainingNanos(itemPath(item));
+    parked.remove(item);
+    if (left > 0) {
+      park(item, left); // held back again meanwhile, by a later failure
+    } else {
+      candidates.add(item);
+      pump();
+    }
+  }
+
   private synchronized boolean giveUp(Taker taker, Throwable reason) {
     if (taker.gone) {
       return false;
@@ -224,7 +271,13 @@ final class ItemTakers implements SessionObserver {
       return;
     }
     while (!waiting.isEmpty() && !candidates.isEmpty()) {
-      attempt(waiting.poll(), candidates.pollFirst());
+      String item = candidates.pollFirst();
+      long held = heldBack.remainingNanos(itemPath(item));
+      if (held > 0) {
+        park(item, held);
+      } else {
+        attempt(waiting.poll(), item);
+      }
     }
     if (waiting.isEmpty() || listing || backingOff) {
       idleIfDone();
@@ -332,7 +385,7 @@ final class ItemTakers implements SessionObserver {
         retries = 0;
         listedOn = on;
         claimsExist = code == Code.OK;
-        candidates.clear();
+        forgetListing();
         candidates.addAll(ItemNodes.unclaimed(children, claimsExist ? claims : List.of(), attempting));
         pump();
       }
@@ -365,7 +418,7 @@ final class ItemTakers implements SessionObserver {
         startWatchingPath(on);
         listedOn = on;
         dirty = false;
-        candidates.clear();
+        forgetListing();
         pump();
       }
       case CONNECTIONLOSS, OPERATIONTIMEOUT -> backOff();
@@ -487,7 +540,7 @@ final class ItemTakers implements SessionObserver {
   /** The claim failed because the listing was stale: list again, and the taker goes first. */
   private void failed(Attempt attempt) {
     done(attempt);
-    candidates.clear();
+    forgetListing();
     dirty = true;
     requeue(attempt.taker);
   }
@@ -509,6 +562,11 @@ final class ItemTakers implements SessionObserver {
       waiting.addFirst(taker);
       pump();
     }
+  }
+
+  private void forgetListing() {
+    candidates.clear();
+    parked.clear();
   }
 
   private void done(Attempt attempt) {
@@ -563,7 +621,7 @@ final class ItemTakers implements SessionObserver {
 
   private void failAll(KeeperException error) {
     RuntimeException reason = Errors.translate(error, serverPath);
-    candidates.clear();
+    forgetListing();
     dirty = true;
     for (Taker taker : waiting) {
       taker.gone = true;
@@ -608,6 +666,10 @@ final class ItemTakers implements SessionObserver {
       stopWatchingPath(false);
     }
     session.removeObserver(this);
+  }
+
+  private String itemPath(String item) {
+    return serverPath + "/" + item;
   }
 
   private String claimPath(String item) {

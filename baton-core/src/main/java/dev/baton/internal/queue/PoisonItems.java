@@ -6,18 +6,16 @@ import dev.baton.queue.ConsumerOptions;
 import dev.baton.queue.DeadLetter;
 import dev.baton.queue.DeadLetterHandler;
 import dev.baton.queue.QueueItem;
-import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a consumer does with an item whose handler failed: keep it claimed for a back-off, then
- * give it back with its count of failed deliveries grown by one ({@link Redelivery}); or, once that
- * count reaches {@link ConsumerOptions#maxAttempts()}, hand it to the dead letters. Keeping the
- * claim through the back-off is what keeps the item from every consumer meanwhile, without a
- * thread: the consumer goes on with other items.
+ * What a consumer does with an item whose handler failed: give it back at once with its count of
+ * failed deliveries grown by one ({@link Redelivery}), held back from this client for a back-off
+ * ({@link ItemTakers#holdBack}) so that other clients' consumers take it first; or, once that
+ * count reaches {@link ConsumerOptions#maxAttempts()}, hand it to the dead letters. The count is
+ * the item's, so the failures of every consumer that tried it add up to the limit, whichever
+ * client they ran on.
  */
 final class PoisonItems {
   private static final Logger log = LoggerFactory.getLogger(PoisonItems.class);
@@ -25,7 +23,6 @@ final class PoisonItems {
   private final Session session;
   private final ConsumerOptions options;
   private final String serverDeadPath; // null when a handler takes the dead letters
-  private final Set<ZkQueueItem<?>> backingOff = ConcurrentHashMap.newKeySet();
 
   PoisonItems(Session session, String queuePath, ConsumerOptions options) {
     this.session = session;
@@ -45,9 +42,10 @@ final class PoisonItems {
     ZkQueueItem<?> item = (ZkQueueItem<?>) taken;
     int attempt = item.attempt();
     if (attempt < options.maxAttempts()) {
-      log.warn("The handler failed on {} (delivery {} of at most {}); giving it back in {}", item.path(),
-          attempt, options.maxAttempts(), options.backOffAfter(attempt), error);
-      backOff(item, options.backOffAfter(attempt));
+      log.warn("The handler failed on {} (delivery {} of at most {}); giving it back to other clients first,"
+          + " this one may take it again in {}", item.path(), attempt, options.maxAttempts(),
+          options.backOffAfter(attempt), error);
+      item.releaseAfterFailure(options.backOffAfter(attempt));
       return;
     }
     try {
@@ -59,8 +57,9 @@ final class PoisonItems {
         item.close();
         throw Errors.translate(e, item.path());
       }
-      log.warn("Could not hand {} to the dead letters; trying again in {}", item.path(), options.maxBackOff(), e);
-      backOff(item, options.maxBackOff());
+      log.warn("Could not hand {} to the dead letters; giving it back, this client may take it again in {}",
+          item.path(), options.maxBackOff(), e);
+      item.releaseAfterFailure(options.maxBackOff());
     }
   }
 
@@ -72,23 +71,5 @@ final class PoisonItems {
     DeadLetterHandler handler = options.deadLetterHandler().orElseThrow();
     handler.handle(new DeadLetter(item.path(), item.data(), item.attempt(), error));
     item.ackAsDeadLetter();
-  }
-
-  private void backOff(ZkQueueItem<?> item, Duration delay) {
-    backingOff.add(item);
-    session.schedule(() -> giveBack(item), delay.toNanos());
-  }
-
-  private void giveBack(ZkQueueItem<?> item) {
-    if (backingOff.remove(item)) {
-      item.releaseAfterFailure();
-    }
-  }
-
-  /** The consumer stops: items in their back-off go back at once (counted). */
-  void giveBackAll() {
-    for (ZkQueueItem<?> item : backingOff) {
-      giveBack(item);
-    }
   }
 }

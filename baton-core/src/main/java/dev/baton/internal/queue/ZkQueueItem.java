@@ -14,6 +14,7 @@ import dev.baton.internal.session.Retrying;
 import dev.baton.internal.session.Session;
 import dev.baton.queue.ClaimLostException;
 import dev.baton.queue.QueueItem;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
@@ -178,13 +179,14 @@ final class ZkQueueItem<T> implements QueueItem<T> {
 
   /**
    * Gives the item back after its handler failed: the item's data version (its count of failed
-   * deliveries) grows by one in the same transaction that deletes the claim. In the background,
-   * as {@link #release()}.
+   * deliveries) grows by one in the same transaction that deletes the claim, and this client's
+   * takers leave it to other clients for {@code backOff}. In the background, as {@link #release()}.
    */
-  synchronized void releaseAfterFailure() {
+  synchronized void releaseAfterFailure(Duration backOff) {
     if (state == State.CLAIMED) {
       state = State.RELEASED;
-      Redelivery.giveBackCounted(session, takers, claimed, serverItemPath, serverClaimPath);
+      takers.holdBack(claimed.item(), backOff.toNanos());
+      Redelivery.giveBackCounted(session, claimed, serverItemPath, serverClaimPath);
       events.accept(BatonObserver.QueueEvent.RELEASED);
     }
   }
