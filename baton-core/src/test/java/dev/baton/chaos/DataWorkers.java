@@ -60,6 +60,13 @@ final class DataWorkers {
       recipe.operations.increment();
     }
 
+    /** A take that ended without an item: its claim, if it made one, lives as long as the session it was made on, at most. */
+    private void takeWithoutItem(long started, long sessionAtStart) {
+      long sessionAtEnd = sessionId.getAsLong();
+      history.takeFailed(started, () -> Math.max(sessions.goneBy(sessionAtStart),
+          sessionAtEnd == 0 ? Long.MIN_VALUE : sessions.goneBy(sessionAtEnd)));
+    }
+
     private void take() throws InterruptedException {
       long started = System.nanoTime();
       long sessionAtStart = sessionId.getAsLong();
@@ -67,14 +74,15 @@ final class DataWorkers {
       try {
         taken = queue.take(ACQUIRE_TIMEOUT);
       } catch (RuntimeException e) {
-        // Its claim, if it made one, lives as long as the session it was made on, at most.
-        long sessionAtEnd = sessionId.getAsLong();
-        history.takeFailed(started, () -> Math.max(sessions.goneBy(sessionAtStart),
-            sessionAtEnd == 0 ? Long.MIN_VALUE : sessions.goneBy(sessionAtEnd)));
+        takeWithoutItem(started, sessionAtStart);
         throw e;
       }
       if (taken.isEmpty()) {
-        return; // nothing queued meanwhile
+        // Nothing queued meanwhile, or a claim was still on its way when the time was up: the
+        // queue gives such a claim back once its reply comes, and until then the item is claimed
+        // by nobody the history can see.
+        takeWithoutItem(started, sessionAtStart);
+        return;
       }
       try (QueueItem<String> item = taken.get()) {
         QueueHistory.Delivery delivery = history.delivered(item.value(), name, started);

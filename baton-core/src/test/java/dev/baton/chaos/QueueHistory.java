@@ -28,7 +28,8 @@ import java.util.function.LongSupplier;
  * the same producer even began (or {@code a} was never delivered and is still queued at the end),
  * then {@code a} must have been claimed, invisibly, while {@code b} was taken, and that claim must
  * have been lost: that is, a take that failed (its outcome unknown, its connection lost, or its
- * thread interrupted when its client was killed) began before {@code b}'s take returned, and its
+ * thread interrupted when its client was killed) or timed out (a claim still on its way when the
+ * time was up is given back once its reply comes) began before {@code b}'s take returned, and its
  * claim could still live when {@code b}'s take began: the claim of a failed take lives at most as
  * long as the session it was made on ({@link SessionTrail#goneBy}, to the end of the run if that
  * session never ended). Otherwise it is a violation. Items given back after a delivery are not
