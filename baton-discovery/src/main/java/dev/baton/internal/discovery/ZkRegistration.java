@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>A create that finds the node there reads it: if its ephemeral owner is this client's current
  * session, it is this registration's own node whose create reply was lost, and it is used as is;
  * otherwise it belongs to another session (or is persistent) and is replaced, with a delete
- * conditional on the version just read, as Curator's {@code ServiceDiscovery} replaces it.
+ * conditional on the version just read, as Curator's {@code ServiceDiscovery} replaces it. A
+ * registration that ends (given up, or closed) after a create whose reply was lost looks for the
+ * node before it finishes, and deletes it if this session made it.
  *
  * <p>All state is guarded by {@code this}; replies arrive on ZooKeeper's event thread, retries on
  * the session's timer. Requests are asynchronous, so nothing blocks under the monitor.
@@ -72,6 +74,11 @@ final class ZkRegistration implements Registration, SessionObserver {
   private long wanted = 1;
   private long written;
   private Session.Handle owner;
+  /**
+   * The handle of a create whose reply was lost: the node may exist, made by this session, and
+   * must be looked for before the registration ends, or it would outlive it (a phantom instance).
+   */
+  private Session.Handle unsure;
   private boolean verify;
   private boolean closing;
   private boolean finished;
@@ -240,6 +247,9 @@ final class ZkRegistration implements Registration, SessionObserver {
     if (closing) {
       if (owner != null && owner == on && !on.isExpired()) {
         send(on, () -> on.zk().delete(serverPath, -1, (rc, p, ctx) -> deleted(on, Code.get(rc)), null));
+      } else if (unsure == on && !on.isExpired()) {
+        send(on, () -> on.zk().exists(serverPath, false,
+            (rc, p, ctx, stat) -> lookedBeforeLeaving(on, Code.get(rc), stat), null));
       } else {
         finish();
       }
@@ -277,6 +287,7 @@ final class ZkRegistration implements Registration, SessionObserver {
     switch (code) {
       case OK -> {
         owner = on;
+        unsure = null;
         written = generation;
         verify = false;
         failures = 0;
@@ -285,6 +296,25 @@ final class ZkRegistration implements Registration, SessionObserver {
       case NODEEXISTS -> send(on, () -> on.zk().getData(serverPath, false,
           (rc, p, ctx, existing, stat) -> found(on, generation, bytes, Code.get(rc), existing, stat), null));
       case NONODE -> createParents(on);
+      case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
+        unsure = on;
+        failed(code, serverPath);
+      }
+      default -> failed(code, serverPath);
+    }
+  }
+
+  /** Closing after a create whose reply was lost: the node is this registration's if this session owns it. */
+  private synchronized void lookedBeforeLeaving(Session.Handle on, Code code, Stat stat) {
+    busy = false;
+    switch (code) {
+      case OK, NONODE -> {
+        unsure = null;
+        if (stat != null && stat.getEphemeralOwner() == on.zk().getSessionId()) {
+          owner = on;
+        }
+        step();
+      }
       default -> failed(code, serverPath);
     }
   }
@@ -300,6 +330,7 @@ final class ZkRegistration implements Registration, SessionObserver {
       failed(code, serverPath);
       return;
     }
+    unsure = null;
     if (stat.getEphemeralOwner() == on.zk().getSessionId()) {
       owner = on;
       verify = false;
