@@ -71,7 +71,10 @@ public interface ServiceRegistry extends AutoCloseable {
    * <p>Connection loss: waits and retries as the {@link RetryPolicy} allows, then fails with
    * {@link ConnectionException}, leaving nothing registered. A create whose reply was lost is
    * recognised on the retry (the node exists, and its ephemeral owner is this client's session):
-   * no second node is made, and none is left behind.
+   * no second node is made, and none is left behind. Should the retry policy give up after such
+   * a create, the node it may have made is looked for and deleted in the background once the
+   * same session is back (it goes with the session otherwise); until then, registering the same
+   * instance again is refused with {@link IllegalStateException}.
    *
    * @throws IllegalStateException if this client already registered that service and id
    *     through a registration still open (update it instead)

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.ClusterTestSupport;
 import dev.baton.ConnectionException;
+import dev.baton.NodeExistsException;
 import dev.baton.RetryPolicy;
 import dev.baton.testkit.FaultProxy;
 import java.time.Duration;
@@ -110,5 +111,69 @@ class RegistrationOwnershipTest extends ClusterTestSupport {
       await().atMost(WAIT).until(() -> !raw.exists(path));
       assertThat(registry.instances("orders")).isEmpty();
     }
+  }
+
+  // ---- another session's node -----------------------------------------------------------------
+
+  /**
+   * A restarted process that kept its id replaced this client's node: closing the old
+   * registration must not delete the new owner's node (it used to delete whatever was there).
+   */
+  @Test
+  void closeAfterAnotherSessionReplacedTheNode_leavesTheNewOwnersNode() throws Exception {
+    String base = "/own-replaced-close";
+    String path = base + "/orders/stable";
+    Registration old = closing(ServiceRegistry.open(baton(), base)).register(instance("stable", 8001));
+    Baton restarted = baton();
+    Registration current = closing(ServiceRegistry.open(restarted, base)).register(instance("stable", 8002));
+
+    old.close();
+
+    assertThat(raw.exists(path)).as("the new owner's node").isTrue();
+    assertThat(raw.zk().exists(path, false).getEphemeralOwner()).isEqualTo(restarted.sessionId());
+    assertThat(current.isRegistered()).isTrue();
+    assertThat(closing(ServiceRegistry.open(baton(), base)).instances("orders")).singleElement()
+        .satisfies(i -> assertThat(i.port()).hasValue(8002));
+  }
+
+  /**
+   * The replaced registration learns of it from the watch on its node, says why it stopped, and
+   * does not take the node back (the two would replace each other without end).
+   */
+  @Test
+  void replacedByAnotherSession_theOldRegistrationYieldsAndSaysWhy() throws Exception {
+    String base = "/own-replaced-yield";
+    String path = base + "/orders/stable";
+    Baton oldClient = baton();
+    Registration old = closing(ServiceRegistry.open(oldClient, base)).register(instance("stable", 8001));
+    Baton restarted = baton();
+    closing(ServiceRegistry.open(restarted, base)).register(instance("stable", 8002));
+
+    await().atMost(WAIT).until(() -> old.failure().isPresent());
+    assertThat(old.failure().get()).isInstanceOf(NodeExistsException.class).hasMessageContaining(path)
+        .hasMessageContaining(Long.toHexString(restarted.sessionId()));
+    assertThat(old.isRegistered()).isFalse();
+    // One more round trip of the old client: a take-back would have been sent before it.
+    closing(ServiceRegistry.open(oldClient, base)).instances("orders");
+    assertThat(raw.zk().exists(path, false).getEphemeralOwner()).isEqualTo(restarted.sessionId());
+  }
+
+  /**
+   * Someone deletes the node (an old owner's unconditional delete, as Curator's unregister does,
+   * or an operator): the registration is told by its watch and makes the node again.
+   */
+  @Test
+  void ownNodeDeletedBySomeone_isMadeAgainWithoutWaitingForAReconnection() throws Exception {
+    String base = "/own-deleted";
+    String path = base + "/orders/kept";
+    Baton baton = baton();
+    Registration registration = closing(ServiceRegistry.open(baton, base)).register(instance("kept", 8001));
+
+    raw.zk().delete(path, -1);
+
+    await().atMost(WAIT).until(() -> raw.exists(path));
+    assertThat(raw.zk().exists(path, false).getEphemeralOwner()).isEqualTo(baton.sessionId());
+    await().atMost(WAIT).until(registration::isRegistered);
+    assertThat(registration.failure()).isEmpty();
   }
 }
