@@ -8,6 +8,7 @@ import dev.baton.discovery.ServiceInstance;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,8 +24,14 @@ import org.slf4j.LoggerFactory;
  * false while down (true or as registered while up), and the payload's {@code "health"} and
  * {@code "healthDetail"}.
  *
- * <p>Checks run on the registry's health thread, one at a time; {@link #update} and the checks
- * write under this object's lock, so the last word is always the latest state of both.
+ * <p>Checks run on the registry's health thread, one at a time. {@link #update} and the checks
+ * hand their writes to the registration under this object's lock, in order, so the last word is
+ * always the latest state of both; nothing waits for the ensemble under it (a health write during
+ * an outage would otherwise hold up {@link #close} and the application's updates). The health
+ * thread never waits for a write at all: the registration writes it once the connection is back.
+ * The declared instance is the application's last update the registration took, whether or not
+ * its wait for the ensemble then succeeded: the registration writes it all the same, and a later
+ * turn of the health must not bring an older one back.
  */
 final class HealthCheckedRegistration implements Registration {
   private static final Logger log = LoggerFactory.getLogger(HealthCheckedRegistration.class);
@@ -32,14 +39,14 @@ final class HealthCheckedRegistration implements Registration {
   static final String DETAIL = "healthDetail";
 
   private final HealthCheck check;
-  private final Registration registration;
+  private final ZkRegistration registration;
   private final ScheduledFuture<?> schedule;
   // Guarded by this.
   private ServiceInstance declared;
   private Health health;
   private boolean closed;
 
-  private HealthCheckedRegistration(HealthCheck check, Registration registration, ServiceInstance declared,
+  private HealthCheckedRegistration(HealthCheck check, ZkRegistration registration, ServiceInstance declared,
       Health health, ScheduledExecutorService checks, Duration interval) {
     this.check = check;
     this.registration = registration;
@@ -51,9 +58,9 @@ final class HealthCheckedRegistration implements Registration {
 
   /** Checks once, registers (through {@code register}) as the check says, and goes on checking. */
   static HealthCheckedRegistration register(ServiceInstance instance, HealthCheck check, Duration interval,
-      ScheduledExecutorService checks, Function<ServiceInstance, Registration> register) {
+      ScheduledExecutorService checks, Function<ServiceInstance, ZkRegistration> register) {
     Health first = run(check);
-    Registration registration = register.apply(withHealth(instance, first));
+    ZkRegistration registration = register.apply(withHealth(instance, first));
     return new HealthCheckedRegistration(check, registration, instance, first, checks, interval);
   }
 
@@ -80,6 +87,7 @@ final class HealthCheckedRegistration implements Registration {
 
   private void checkOnce() {
     Health now = run(check);
+    CompletableFuture<Void> written;
     synchronized (this) {
       if (closed || (now.isUp() == health.isUp() && now.detail().equals(health.detail()))) {
         return;
@@ -88,13 +96,18 @@ final class HealthCheckedRegistration implements Registration {
           now.detail().isEmpty() ? "" : " (" + now.detail() + ")");
       health = now;
       try {
-        registration.update(withHealth(declared, now));
-      } catch (BatonException | IllegalStateException e) {
-        // The registration keeps the new data and writes it once the connection is back.
-        log.warn("Marking {} {} is not written yet: {}", registration.path(), now.isUp() ? "up" : "down",
-            e.getMessage());
+        written = registration.submit(withHealth(declared, now));
+      } catch (IllegalStateException e) {
+        return; // closed meanwhile
       }
     }
+    written.whenComplete((ok, error) -> {
+      if (error instanceof BatonException) {
+        // The registration keeps the new data and writes it once the connection is back.
+        log.warn("Marking {} {} is not written yet: {}", registration.path(), now.isUp() ? "up" : "down",
+            error.getMessage());
+      }
+    });
   }
 
   @Override
@@ -129,10 +142,14 @@ final class HealthCheckedRegistration implements Registration {
 
   /** Updates the instance as the application declares it; the current health stays laid over it. */
   @Override
-  public synchronized void update(ServiceInstance instance) {
+  public void update(ServiceInstance instance) {
     java.util.Objects.requireNonNull(instance, "instance must not be null");
-    registration.update(withHealth(instance, health));
-    declared = instance;
+    CompletableFuture<Void> written;
+    synchronized (this) {
+      written = registration.submit(withHealth(instance, health));
+      declared = instance; // taken: written in the background even if the wait below fails
+    }
+    registration.awaitWritten(written);
   }
 
   @Override

@@ -183,6 +183,18 @@ final class ZkRegistration implements Registration, SessionObserver {
 
   @Override
   public void update(ServiceInstance newInstance) {
+    awaitWritten(submit(newInstance));
+  }
+
+  /**
+   * Takes {@code newInstance} as the registration's, to be written in the background; never
+   * waits for the ensemble. The future completes once it is written, or fails as {@link #update}
+   * would; either way the instance stays the registration's.
+   *
+   * @throws IllegalArgumentException as {@link #update} does, and then nothing is taken
+   * @throws IllegalStateException if closed, and then nothing is taken
+   */
+  CompletableFuture<Void> submit(ServiceInstance newInstance) {
     Objects.requireNonNull(newInstance, "instance must not be null");
     CompletableFuture<Void> written;
     synchronized (this) {
@@ -202,6 +214,11 @@ final class ZkRegistration implements Registration, SessionObserver {
       written = waitFor(++wanted);
     }
     kick();
+    return written;
+  }
+
+  /** Waits for a write {@link #submit}ted, as {@link #update} does. */
+  void awaitWritten(CompletableFuture<Void> written) {
     await(written, "updating", "; the new data is written in the background");
   }
 
