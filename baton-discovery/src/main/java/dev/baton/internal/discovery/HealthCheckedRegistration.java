@@ -3,6 +3,7 @@ package dev.baton.internal.discovery;
 import dev.baton.BatonException;
 import dev.baton.discovery.Health;
 import dev.baton.discovery.HealthCheck;
+import dev.baton.discovery.RegisterOptions;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import java.time.Duration;
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * false while down (true or as registered while up), and the payload's {@code "health"} and
  * {@code "healthDetail"}.
  *
+ * <p>The health turns after enough checks in a row disagree with it (the options' thresholds),
+ * not on each check, so that one slow check does not take an instance out of rotation nor one
+ * pass put a flapping one back.
+ *
  * <p>Checks run on the registry's health thread, one at a time. {@link #update} and the checks
  * hand their writes to the registration under this object's lock, in order, so the last word is
  * always the latest state of both; nothing waits for the ensemble under it (a health write during
@@ -39,16 +44,22 @@ final class HealthCheckedRegistration implements Registration {
   static final String DETAIL = "healthDetail";
 
   private final HealthCheck check;
+  private final int downAfter;
+  private final int upAfter;
   private final ZkRegistration registration;
   private final ScheduledFuture<?> schedule;
   // Guarded by this.
   private ServiceInstance declared;
   private Health health;
+  /** Checks in a row that disagree with {@code health}: a turn once there are enough of them. */
+  private int against;
   private boolean closed;
 
-  private HealthCheckedRegistration(HealthCheck check, ZkRegistration registration, ServiceInstance declared,
-      Health health, ScheduledExecutorService checks, Duration interval) {
+  private HealthCheckedRegistration(HealthCheck check, int downAfter, int upAfter, ZkRegistration registration,
+      ServiceInstance declared, Health health, ScheduledExecutorService checks, Duration interval) {
     this.check = check;
+    this.downAfter = downAfter;
+    this.upAfter = upAfter;
     this.registration = registration;
     this.declared = declared;
     this.health = health;
@@ -56,12 +67,17 @@ final class HealthCheckedRegistration implements Registration {
     this.schedule = checks.scheduleWithFixedDelay(this::checkOnce, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** Checks once, registers (through {@code register}) as the check says, and goes on checking. */
-  static HealthCheckedRegistration register(ServiceInstance instance, HealthCheck check, Duration interval,
+  /**
+   * Checks once, registers (through {@code register}) as the check says, and goes on checking,
+   * with {@code options}' check, interval and thresholds.
+   */
+  static HealthCheckedRegistration register(ServiceInstance instance, RegisterOptions options,
       ScheduledExecutorService checks, Function<ServiceInstance, ZkRegistration> register) {
+    HealthCheck check = options.healthCheck().orElseThrow();
     Health first = run(check);
     ZkRegistration registration = register.apply(withHealth(instance, first));
-    return new HealthCheckedRegistration(check, registration, instance, first, checks, interval);
+    return new HealthCheckedRegistration(check, options.healthDownAfter(), options.healthUpAfter(), registration,
+        instance, first, checks, options.healthInterval());
   }
 
   static Health run(HealthCheck check) {
@@ -89,9 +105,18 @@ final class HealthCheckedRegistration implements Registration {
     Health now = run(check);
     CompletableFuture<Void> written;
     synchronized (this) {
-      if (closed || (now.isUp() == health.isUp() && now.detail().equals(health.detail()))) {
+      if (closed) {
         return;
       }
+      if (now.isUp() == health.isUp()) {
+        against = 0;
+        return;
+      }
+      // Thresholds, so that one slow or failed check does not turn the instance, nor one pass a flapping one.
+      if (++against < (health.isUp() ? downAfter : upAfter)) {
+        return;
+      }
+      against = 0;
       log.info("{} is now {}{}", registration.path(), now.isUp() ? "up" : "down",
           now.detail().isEmpty() ? "" : " (" + now.detail() + ")");
       health = now;

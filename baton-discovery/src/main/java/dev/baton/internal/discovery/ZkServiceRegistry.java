@@ -67,8 +67,8 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     Objects.requireNonNull(options, "options must not be null");
     checkOpen();
     if (options.healthCheck().isPresent()) {
-      return HealthCheckedRegistration.register(instance, options.healthCheck().get(), options.healthInterval(),
-          healthChecks(), checked -> registerNode(checked, options.layout()));
+      return HealthCheckedRegistration.register(instance, options, healthChecks(),
+          checked -> registerNode(checked, options.layout()));
     }
     return registerNode(instance, options.layout());
   }
