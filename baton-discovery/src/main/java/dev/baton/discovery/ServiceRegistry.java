@@ -131,7 +131,8 @@ public interface ServiceRegistry extends AutoCloseable {
 
   /**
    * Calls {@code listener} with the new set of service names after each change, on {@code
-   * executor} (see {@link ServiceView#addListener(Consumer, Executor)} about a direct one);
+   * executor}, one call at a time and in the order of the changes even if the executor is a pool
+   * (see {@link ServiceView#addListener(Consumer, Executor)} about a direct one);
    * starts the cache of {@link #services()} if needed, without waiting for it.
    */
   void addServicesListener(Consumer<Set<String>> listener, Executor executor);
