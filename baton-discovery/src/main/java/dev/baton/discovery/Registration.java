@@ -66,7 +66,8 @@ public interface Registration extends AutoCloseable {
    * the registration's and is written once the connection is back.
    *
    * @throws IllegalArgumentException if {@code instance} has another name or id
-   * @throws IllegalStateException if the registration is closed
+   * @throws IllegalStateException if the registration is closed, or stopped: then its cause is
+   *     what {@link #failure()} returns
    * @throws NotAuthorizedException naming the path if the node's ACL refuses this identity
    */
   void update(ServiceInstance instance);

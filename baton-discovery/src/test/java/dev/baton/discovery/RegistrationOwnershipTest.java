@@ -153,6 +153,10 @@ class RegistrationOwnershipTest extends ClusterTestSupport {
     assertThat(old.failure().get()).isInstanceOf(NodeExistsException.class).hasMessageContaining(path)
         .hasMessageContaining(Long.toHexString(restarted.sessionId()));
     assertThat(old.isRegistered()).isFalse();
+    CompletableFuture<Void> update = CompletableFuture.runAsync(() -> old.update(instance("stable", 8003)), pool(1));
+    assertThatThrownBy(() -> update.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("refused, not left waiting")
+        .isInstanceOf(java.util.concurrent.ExecutionException.class).hasCauseInstanceOf(IllegalStateException.class)
+        .hasRootCauseInstanceOf(NodeExistsException.class);
     // One more round trip of the old client: a take-back would have been sent before it.
     closing(ServiceRegistry.open(oldClient, base)).instances("orders");
     assertThat(raw.zk().exists(path, false).getEphemeralOwner()).isEqualTo(restarted.sessionId());

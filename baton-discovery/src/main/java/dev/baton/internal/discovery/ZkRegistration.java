@@ -192,7 +192,7 @@ final class ZkRegistration implements Registration, SessionObserver {
    * would; either way the instance stays the registration's.
    *
    * @throws IllegalArgumentException as {@link #update} does, and then nothing is taken
-   * @throws IllegalStateException if closed, and then nothing is taken
+   * @throws IllegalStateException if closed or stopped ({@link #failure()}), and then nothing is taken
    */
   CompletableFuture<Void> submit(ServiceInstance newInstance) {
     Objects.requireNonNull(newInstance, "instance must not be null");
@@ -205,6 +205,12 @@ final class ZkRegistration implements Registration, SessionObserver {
       }
       if (closing) {
         throw new IllegalStateException("The registration of " + path + " is closed");
+      }
+      Optional<RuntimeException> stopped = failure.failure();
+      if (stopped.isPresent()) {
+        // The machine sends nothing more but a delete: a write taken now would wait forever.
+        throw new IllegalStateException("The registration of " + path + " stopped (" + stopped.get().getMessage()
+            + "); close it", stopped.get());
       }
       byte[] bytes = encoder.apply(newInstance);
       InstanceJson.checkSize(bytes, serverPath, path, session.settings().aclFor(serverPath),
