@@ -18,6 +18,12 @@ import java.util.Optional;
  * again if it is not (someone deleted it). Should another session hold a node of the same id
  * (a restarted process that kept its id, before its old session ended), the client replaces it,
  * as Curator does: ids must be unique among the live instances of a service.
+ *
+ * <p>The client watches the node while it holds it: deleted by someone, it is created again at
+ * once; replaced by another session's node (the restarted process above, seen from the old
+ * one), this registration yields to it: it stops keeping the instance registered, {@link
+ * #failure()} says so with a {@link dev.baton.NodeExistsException}, and it never deletes the
+ * other session's node, not on {@link #close()} either.
  */
 public interface Registration extends AutoCloseable {
 
@@ -37,8 +43,9 @@ public interface Registration extends AutoCloseable {
   /**
    * Why the client stopped keeping this instance registered, if it did: an error retrying cannot
    * cure while making the node again in the background (the service node's ACL now refuses this
-   * identity, say: a {@link NotAuthorizedException} naming the path), or a {@link
-   * ClientClosedException}. Connection loss and session expiry never end it. Once failed, {@link
+   * identity, say: a {@link NotAuthorizedException} naming the path), a {@link
+   * dev.baton.NodeExistsException} naming the path when another session replaced the node, or a
+   * {@link ClientClosedException}. Connection loss and session expiry never end it. Once failed, {@link
    * #isRegistered()} stays false and only {@link #close()} still acts. Local state.
    */
   Optional<RuntimeException> failure();
@@ -59,18 +66,23 @@ public interface Registration extends AutoCloseable {
    * the registration's and is written once the connection is back.
    *
    * @throws IllegalArgumentException if {@code instance} has another name or id
-   * @throws IllegalStateException if the registration is closed
+   * @throws IllegalStateException if the registration is closed, or stopped: then its cause is
+   *     what {@link #failure()} returns
    * @throws NotAuthorizedException naming the path if the node's ACL refuses this identity
    */
   void update(ServiceInstance instance);
 
   /**
    * Unregisters: deletes the node and stops keeping it up, so that callers stop being sent here.
-   * Returns once the node is deleted. Idempotent.
+   * Returns once the node is deleted. Idempotent. Only a node of this client's session is
+   * deleted, after a read shows it is, and at the version that read saw: another session's node
+   * of the same id stays. A node whose create's reply was lost (so that the client could not tell
+   * whether it was made) is looked for and deleted the same way, also when {@link
+   * ServiceRegistry#register} gave up on it.
    *
    * <p>Connection loss: retries as the {@link RetryPolicy} allows, then fails with {@link
-   * ConnectionException} while the delete goes on in the background; the node goes with the
-   * session at the latest. Once the session is lost (or presumed lost) the node is gone with it,
+   * ConnectionException} while the delete goes on in the background, once the same session is
+   * back; the node goes with the session at the latest. Once the session is lost (or presumed lost) the node is gone with it,
    * and this returns at once.
    *
    * @throws NotAuthorizedException naming the service path if its ACL refuses this identity the

@@ -71,7 +71,10 @@ public interface ServiceRegistry extends AutoCloseable {
    * <p>Connection loss: waits and retries as the {@link RetryPolicy} allows, then fails with
    * {@link ConnectionException}, leaving nothing registered. A create whose reply was lost is
    * recognised on the retry (the node exists, and its ephemeral owner is this client's session):
-   * no second node is made, and none is left behind.
+   * no second node is made, and none is left behind. Should the retry policy give up after such
+   * a create, the node it may have made is looked for and deleted in the background once the
+   * same session is back (it goes with the session otherwise); until then, registering the same
+   * instance again is refused with {@link IllegalStateException}.
    *
    * @throws IllegalStateException if this client already registered that service and id
    *     through a registration still open (update it instead)
@@ -128,7 +131,8 @@ public interface ServiceRegistry extends AutoCloseable {
 
   /**
    * Calls {@code listener} with the new set of service names after each change, on {@code
-   * executor} (see {@link ServiceView#addListener(Consumer, Executor)} about a direct one);
+   * executor}, one call at a time and in the order of the changes even if the executor is a pool
+   * (see {@link ServiceView#addListener(Consumer, Executor)} about a direct one);
    * starts the cache of {@link #services()} if needed, without waiting for it.
    */
   void addServicesListener(Consumer<Set<String>> listener, Executor executor);

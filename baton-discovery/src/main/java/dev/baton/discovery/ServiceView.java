@@ -73,7 +73,8 @@ public interface ServiceView extends AutoCloseable {
   void addListener(Consumer<List<ServiceInstance>> listener);
 
   /**
-   * As {@link #addListener(Consumer)}, on {@code executor}; in order if it runs tasks in order. A
+   * As {@link #addListener(Consumer)}, on {@code executor}: one call at a time and in the order of
+   * the changes, even if the executor is a pool (a slow listener delays only its own calls). A
    * direct executor ({@code Runnable::run}) runs the listener on ZooKeeper's event thread, where
    * it must not block nor call the registry's blocking methods (the reply it would wait for
    * could never be delivered).

@@ -12,7 +12,11 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -146,6 +150,65 @@ class RegistryHealthTest extends ClusterTestSupport {
     await().atMost(WAIT).until(() -> !me.instance().isEnabled());
   }
 
+  /** A check that answers from a script, then up; counts its calls. */
+  private static final class ScriptedCheck implements HealthCheck {
+    private final Deque<Health> script;
+    final AtomicInteger calls = new AtomicInteger();
+    final int length;
+
+    ScriptedCheck(Health... script) {
+      this.script = new ConcurrentLinkedDeque<>(List.of(script));
+      this.length = script.length;
+    }
+
+    @Override
+    public Health check() {
+      calls.incrementAndGet();
+      Health next = script.poll();
+      return next == null ? Health.up() : next;
+    }
+  }
+
+  private static int dataVersion(String path) throws Exception {
+    return raw.zk().exists(path, false).getVersion();
+  }
+
+  /** Failures fewer than three in a row (the default) do not take the instance out of rotation. */
+  @Test
+  void defaultThresholds_failuresFewerThanThreeInARow_writeNothing() throws Exception {
+    ServiceRegistry registry = closing(ServiceRegistry.open(baton(), "/health-flaky"));
+    Health down = Health.down("slow");
+    ScriptedCheck check = new ScriptedCheck(Health.up(), down, Health.up(), down, down, Health.up(), down,
+        Health.up());
+    Registration me = registry.register(orders("me").build(), RegisterOptions.defaults().withHealthCheck(check, INTERVAL));
+
+    await().atMost(WAIT).until(() -> check.calls.get() > check.length + 1);
+
+    assertThat(dataVersion(me.path())).as("writes of the node").isZero();
+    assertThat(me.instance().isEnabled()).isTrue();
+  }
+
+  /** Down after the given failures in a row, up again only after the given passes in a row. */
+  @Test
+  void givenThresholds_turnDownAndUpOnlyAfterThatManyInARow() throws Exception {
+    ServiceRegistry registry = closing(ServiceRegistry.open(baton(), "/health-thresholds"));
+    ServiceView view = registry.watch("orders");
+    List<String> told = new CopyOnWriteArrayList<>();
+    view.addListener(instances -> instances.forEach(i -> told.add(String.valueOf(i.payload().get("health")))));
+    Health down = Health.down("refused");
+    ScriptedCheck check = new ScriptedCheck(Health.up(), down, Health.up(), down, down, Health.up(), Health.up(),
+        down, Health.up(), Health.up(), Health.up());
+    Registration me = registry.register(orders("me").build(),
+        RegisterOptions.defaults().withHealthCheck(check, INTERVAL).withHealthThresholds(2, 3));
+
+    await().atMost(WAIT).until(() -> check.calls.get() > check.length + 1);
+    await().atMost(WAIT).until(() -> dataVersion(me.path()) >= 2 && me.isRegistered());
+
+    assertThat(dataVersion(me.path())).as("one write down, one up").isEqualTo(2);
+    assertThat(me.instance().isEnabled()).isTrue();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(told).containsExactly("UP", "DOWN", "UP"));
+  }
+
   @Test
   void badHealthOptions_areRefused() {
     assertThatThrownBy(() -> HealthCheck.http(URI.create("ftp://x/"), Duration.ofSeconds(1)))
@@ -157,6 +220,10 @@ class RegistryHealthTest extends ClusterTestSupport {
     assertThatThrownBy(() -> RegisterOptions.defaults().withLayout(InstanceLayout.NAMING)
         .withHealthCheck(Health::up, INTERVAL)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("naming layout");
+    assertThatThrownBy(() -> RegisterOptions.defaults().withHealthThresholds(0, 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("healthDownAfter");
+    assertThatThrownBy(() -> RegisterOptions.defaults().withHealthThresholds(1, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("healthUpAfter");
   }
 
   // ---- the naming-service layout --------------------------------------------------------------

@@ -5,6 +5,7 @@ import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.FailureListener;
+import dev.baton.NodeExistsException;
 import dev.baton.ZkPaths;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
@@ -29,6 +30,9 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +47,17 @@ import org.slf4j.LoggerFactory;
  * <p>A create that finds the node there reads it: if its ephemeral owner is this client's current
  * session, it is this registration's own node whose create reply was lost, and it is used as is;
  * otherwise it belongs to another session (or is persistent) and is replaced, with a delete
- * conditional on the version just read, as Curator's {@code ServiceDiscovery} replaces it.
+ * conditional on the version just read and the create in one transaction (so that the replaced
+ * registration, told by its watch, finds the new node there and yields instead of fighting).
+ *
+ * <p>The node is watched while this registration holds it. Deleted by someone, it is made again;
+ * replaced by another session's node (a restarted process that kept the id), this registration
+ * yields: it stops keeping it, {@linkplain #failure() fails} with {@link NodeExistsException},
+ * and deletes nothing. Writes and deletes go at the version last seen, and a delete only after a
+ * read has shown the node to be this session's, so that a registration never deletes another
+ * session's node, short of one replacing it between that read and the delete. A registration that
+ * ends (given up, or closed) after a create whose reply was lost looks for the node the same way
+ * before it finishes, so that the node that create made does not outlive it.
  *
  * <p>All state is guarded by {@code this}; replies arrive on ZooKeeper's event thread, retries on
  * the session's timer. Requests are asynchronous, so nothing blocks under the monitor.
@@ -72,6 +86,24 @@ final class ZkRegistration implements Registration, SessionObserver {
   private long wanted = 1;
   private long written;
   private Session.Handle owner;
+  /**
+   * The handle of a create whose reply was lost: the node may exist, made by this session, and
+   * must be looked for before the registration ends, or it would outlive it (a phantom instance).
+   */
+  private Session.Handle unsure;
+  /** The node's version as this registration last knew it on {@code owner}. */
+  private int version;
+  /** Whether {@code owner} has read the node, seen it its own, since deciding to delete it. */
+  private boolean confirmed;
+  /** Whether a watch on the node is set on {@code owner}: it tells when the node is deleted or replaced. */
+  private boolean armed;
+  /**
+   * Whether this session's node went while the session lived: a node of another session found
+   * then is a newer registration of the same id, which this one yields to rather than fights.
+   */
+  private boolean lostOwn;
+  private Session.Handle watcherOf;
+  private Watcher watcher;
   private boolean verify;
   private boolean closing;
   private boolean finished;
@@ -151,6 +183,18 @@ final class ZkRegistration implements Registration, SessionObserver {
 
   @Override
   public void update(ServiceInstance newInstance) {
+    awaitWritten(submit(newInstance));
+  }
+
+  /**
+   * Takes {@code newInstance} as the registration's, to be written in the background; never
+   * waits for the ensemble. The future completes once it is written, or fails as {@link #update}
+   * would; either way the instance stays the registration's.
+   *
+   * @throws IllegalArgumentException as {@link #update} does, and then nothing is taken
+   * @throws IllegalStateException if closed or stopped ({@link #failure()}), and then nothing is taken
+   */
+  CompletableFuture<Void> submit(ServiceInstance newInstance) {
     Objects.requireNonNull(newInstance, "instance must not be null");
     CompletableFuture<Void> written;
     synchronized (this) {
@@ -162,6 +206,12 @@ final class ZkRegistration implements Registration, SessionObserver {
       if (closing) {
         throw new IllegalStateException("The registration of " + path + " is closed");
       }
+      Optional<RuntimeException> stopped = failure.failure();
+      if (stopped.isPresent()) {
+        // The machine sends nothing more but a delete: a write taken now would wait forever.
+        throw new IllegalStateException("The registration of " + path + " stopped (" + stopped.get().getMessage()
+            + "); close it", stopped.get());
+      }
       byte[] bytes = encoder.apply(newInstance);
       InstanceJson.checkSize(bytes, serverPath, path, session.settings().aclFor(serverPath),
           NodeSizes.maxPacket(session.settings()));
@@ -170,6 +220,11 @@ final class ZkRegistration implements Registration, SessionObserver {
       written = waitFor(++wanted);
     }
     kick();
+    return written;
+  }
+
+  /** Waits for a write {@link #submit}ted, as {@link #update} does. */
+  void awaitWritten(CompletableFuture<Void> written) {
     await(written, "updating", "; the new data is written in the background");
   }
 
@@ -238,8 +293,13 @@ final class ZkRegistration implements Registration, SessionObserver {
       return;
     }
     if (closing) {
-      if (owner != null && owner == on && !on.isExpired()) {
-        send(on, () -> on.zk().delete(serverPath, -1, (rc, p, ctx) -> deleted(on, Code.get(rc)), null));
+      boolean mayOwn = (owner == on || unsure == on) && !on.isExpired();
+      if (mayOwn && confirmed) {
+        int known = version;
+        send(on, () -> on.zk().delete(serverPath, known, (rc, p, ctx) -> deleted(on, Code.get(rc)), null));
+      } else if (mayOwn) {
+        send(on, () -> on.zk().exists(serverPath, false,
+            (rc, p, ctx, stat) -> lookedBeforeLeaving(on, Code.get(rc), stat), null));
       } else {
         finish();
       }
@@ -252,13 +312,40 @@ final class ZkRegistration implements Registration, SessionObserver {
           (rc, p, ctx, name) -> created(on, generation, bytes, Code.get(rc)), null));
     } else if (written < wanted) {
       long generation = wanted;
-      send(on, () -> on.zk().setData(serverPath, data, -1,
-          (rc, p, ctx, stat) -> dataSet(on, generation, Code.get(rc)), null));
-    } else if (verify) {
-      send(on, () -> on.zk().exists(serverPath, false, (rc, p, ctx, stat) -> verified(on, Code.get(rc), stat), null));
+      int known = version;
+      send(on, () -> on.zk().setData(serverPath, data, known,
+          (rc, p, ctx, stat) -> dataSet(on, generation, Code.get(rc), stat), null));
     } else {
+      // Before the watch is set: the caller waits for its write, not for the watch.
       settle();
+      if (verify || !armed) {
+        Watcher watch = watcherFor(on);
+        send(on, () -> on.zk().exists(serverPath, watch, (rc, p, ctx, stat) -> verified(on, Code.get(rc), stat), null));
+      }
     }
+  }
+
+  /** One watcher per handle, so that a watch set twice on the node is told once. */
+  private Watcher watcherFor(Session.Handle on) {
+    if (watcherOf != on) {
+      watcherOf = on;
+      watcher = event -> nodeChanged(on, event);
+    }
+    return watcher;
+  }
+
+  /** The watch on the node fired: set it again, and make the node again if it was deleted. */
+  private synchronized void nodeChanged(Session.Handle on, WatchedEvent event) {
+    if (event.getType() == Watcher.Event.EventType.None || finished || owner != on) {
+      return;
+    }
+    armed = false;
+    if (event.getType() == Watcher.Event.EventType.NodeDeleted && !closing) {
+      log.info("The node {} was deleted by someone; creating it again", serverPath);
+      owner = null;
+      lostOwn = true;
+    }
+    step();
   }
 
   private void send(Session.Handle on, Runnable request) {
@@ -277,6 +364,10 @@ final class ZkRegistration implements Registration, SessionObserver {
     switch (code) {
       case OK -> {
         owner = on;
+        unsure = null;
+        version = 0;
+        armed = false;
+        lostOwn = false;
         written = generation;
         verify = false;
         failures = 0;
@@ -285,6 +376,32 @@ final class ZkRegistration implements Registration, SessionObserver {
       case NODEEXISTS -> send(on, () -> on.zk().getData(serverPath, false,
           (rc, p, ctx, existing, stat) -> found(on, generation, bytes, Code.get(rc), existing, stat), null));
       case NONODE -> createParents(on);
+      case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
+        unsure = on;
+        failed(code, serverPath);
+      }
+      default -> failed(code, serverPath);
+    }
+  }
+
+  /**
+   * Closing: the node is this registration's to delete (at the version just read) only if this
+   * session owns it; otherwise it went, or another session replaced it.
+   */
+  private synchronized void lookedBeforeLeaving(Session.Handle on, Code code, Stat stat) {
+    busy = false;
+    switch (code) {
+      case OK, NONODE -> {
+        unsure = null;
+        if (stat != null && stat.getEphemeralOwner() == on.zk().getSessionId()) {
+          owner = on;
+          version = stat.getVersion();
+          confirmed = true;
+        } else {
+          owner = null;
+        }
+        step();
+      }
       default -> failed(code, serverPath);
     }
   }
@@ -300,8 +417,12 @@ final class ZkRegistration implements Registration, SessionObserver {
       failed(code, serverPath);
       return;
     }
+    unsure = null;
     if (stat.getEphemeralOwner() == on.zk().getSessionId()) {
       owner = on;
+      version = stat.getVersion();
+      armed = false;
+      lostOwn = false;
       verify = false;
       failures = 0;
       if (Arrays.equals(existing, bytes)) {
@@ -310,18 +431,44 @@ final class ZkRegistration implements Registration, SessionObserver {
       step();
       return;
     }
+    if (closing || lostOwn) {
+      yieldTo(stat.getEphemeralOwner());
+      return;
+    }
     log.warn("Replacing the node {} of session 0x{}: this client registers the same service and id",
         serverPath, Long.toHexString(stat.getEphemeralOwner()));
-    send(on, () -> on.zk().delete(serverPath, stat.getVersion(), (rc, p, ctx) -> replaced(Code.get(rc)), null));
+    List<Op> replace = List.of(Op.delete(serverPath, stat.getVersion()),
+        Op.create(serverPath, bytes, session.settings().aclFor(serverPath), CreateMode.EPHEMERAL));
+    send(on, () -> on.zk().multi(replace, (rc, p, ctx, results) -> replaced(on, generation, bytes, Code.get(rc)), null));
   }
 
-  private synchronized void replaced(Code code) {
-    busy = false;
-    if (code == Code.OK || code == Code.NONODE || code == Code.BADVERSION) {
-      step(); // create again, or look again if it changed meanwhile
+  private synchronized void replaced(Session.Handle on, long generation, byte[] bytes, Code code) {
+    if (code == Code.NONODE || code == Code.BADVERSION) {
+      busy = false;
+      step(); // it changed meanwhile: look again
     } else {
-      failed(code, serverPath);
+      created(on, generation, bytes, code);
     }
+  }
+
+  /**
+   * The node this session held went while the session lived, and another session's node is
+   * there now: a newer registration of the same id. Fighting it would make the two replace each
+   * other; this one stops, and deletes nothing.
+   */
+  private void yieldTo(long otherSession) {
+    owner = null;
+    armed = false;
+    if (closing) {
+      step(); // nothing of this registration's left to delete
+      return;
+    }
+    NodeExistsException error = new NodeExistsException(path, "The node " + path + " of this registration was"
+        + " replaced by session 0x" + Long.toHexString(otherSession) + ", which registered the same service and id;"
+        + " this client stopped keeping it registered and will not delete it. Register with a unique id", null);
+    log.warn("Stopped keeping {} registered", path, error);
+    failure.fail(error);
+    failWaiters(error);
   }
 
   private void createParents(Session.Handle on) {
@@ -342,16 +489,24 @@ final class ZkRegistration implements Registration, SessionObserver {
     });
   }
 
-  private synchronized void dataSet(Session.Handle on, long generation, Code code) {
+  private synchronized void dataSet(Session.Handle on, long generation, Code code, Stat stat) {
     busy = false;
     switch (code) {
       case OK -> {
         written = Math.max(written, generation);
+        if (owner == on) {
+          version = stat.getVersion();
+        }
         failures = 0;
         step();
       }
       case NONODE -> {
         owner = null; // deleted by someone: create it again, with the new data
+        lostOwn = true;
+        step();
+      }
+      case BADVERSION -> {
+        verify = true; // changed by someone, or replaced: read whose it is before writing
         step();
       }
       default -> failed(code, serverPath);
@@ -364,13 +519,20 @@ final class ZkRegistration implements Registration, SessionObserver {
       case OK, NONODE -> {
         verify = false;
         failures = 0;
-        if (stat == null || stat.getEphemeralOwner() != on.zk().getSessionId()) {
+        if (owner != on) {
+          step(); // what was read is no longer this registration's concern
+        } else if (stat == null) {
+          log.info("The node {} was deleted; creating it again", serverPath);
           owner = null;
-          if (stat == null) {
-            log.info("The node {} was deleted while this client was disconnected; creating it again", serverPath);
-          }
+          lostOwn = true;
+          step();
+        } else if (stat.getEphemeralOwner() != on.zk().getSessionId()) {
+          yieldTo(stat.getEphemeralOwner());
+        } else {
+          version = stat.getVersion();
+          armed = true;
+          step();
         }
-        step();
       }
       default -> failed(code, serverPath);
     }
@@ -381,6 +543,11 @@ final class ZkRegistration implements Registration, SessionObserver {
     switch (code) {
       case OK, NONODE -> {
         owner = null;
+        confirmed = false;
+        step();
+      }
+      case BADVERSION -> {
+        confirmed = false; // changed since it was read: read whose it is again
         step();
       }
       case NOAUTH -> {
@@ -489,7 +656,10 @@ final class ZkRegistration implements Registration, SessionObserver {
       if (state == ConnectionState.LOST && affected.isExpired()) {
         if (owner == affected) {
           owner = null; // the node went with the session
+          armed = false;
         }
+        lostOwn = false; // a node of another session found on the new one is an old one's, to replace
+        confirmed = false;
         step();
       } else if (state == ConnectionState.RECONNECTED) {
         verify = owner != null;

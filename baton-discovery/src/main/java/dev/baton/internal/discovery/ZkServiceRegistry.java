@@ -7,6 +7,7 @@ import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
 import dev.baton.discovery.ServiceView;
+import dev.baton.internal.cache.SerialListeners;
 import dev.baton.internal.session.ChildReads;
 import dev.baton.internal.session.RecipePaths;
 import dev.baton.internal.session.Retrying;
@@ -14,7 +15,6 @@ import dev.baton.internal.session.Session;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +37,9 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   private final String basePath;
   private final Set<ZkRegistration> registrations = ConcurrentHashMap.newKeySet();
   private final Set<ZkServiceView> views = ConcurrentHashMap.newKeySet();
-  private final Map<Consumer<Set<String>>, Executor> namesListeners = new ConcurrentHashMap<>();
+  /** Each listener hears the changes one at a time and in order, whatever its executor. */
+  private final SerialListeners<Consumer<Set<String>>, Set<String>> namesListeners =
+      new SerialListeners<>(Consumer::accept);
   private final Consumer<Set<String>> namesSubscriber = this::namesChanged;
 
   // Guarded by this.
@@ -67,8 +69,8 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     Objects.requireNonNull(options, "options must not be null");
     checkOpen();
     if (options.healthCheck().isPresent()) {
-      return HealthCheckedRegistration.register(instance, options.healthCheck().get(), options.healthInterval(),
-          healthChecks(), checked -> registerNode(checked, options.layout()));
+      return HealthCheckedRegistration.register(instance, options, healthChecks(),
+          checked -> registerNode(checked, options.layout()));
     }
     return registerNode(instance, options.layout());
   }
@@ -182,7 +184,7 @@ public final class ZkServiceRegistry implements ServiceRegistry {
     Objects.requireNonNull(listener, "listener must not be null");
     Objects.requireNonNull(executor, "executor must not be null");
     names();
-    namesListeners.put(listener, executor);
+    namesListeners.add(listener, executor);
   }
 
   @Override
@@ -200,7 +202,7 @@ public final class ZkServiceRegistry implements ServiceRegistry {
   }
 
   private void namesChanged(Set<String> current) {
-    namesListeners.forEach((listener, executor) -> Session.executeQuietly(executor, () -> listener.accept(current)));
+    namesListeners.deliver(List.of(current));
   }
 
   @Override

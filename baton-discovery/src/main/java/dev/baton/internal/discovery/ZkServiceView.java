@@ -4,12 +4,11 @@ import dev.baton.discovery.PickOptions;
 import dev.baton.discovery.PickStrategy;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceView;
+import dev.baton.internal.cache.SerialListeners;
 import dev.baton.internal.session.Session;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -24,7 +23,9 @@ final class ZkServiceView implements ServiceView {
   private final ServiceCache cache;
   private final Runnable onClose;
   private final InstancePicker picker = new InstancePicker();
-  private final Map<Consumer<List<ServiceInstance>>, Executor> listeners = new ConcurrentHashMap<>();
+  /** Each listener hears the changes one at a time and in order, whatever its executor (a pool, say). */
+  private final SerialListeners<Consumer<List<ServiceInstance>>, List<ServiceInstance>> listeners =
+      new SerialListeners<>(Consumer::accept);
   private final Consumer<List<ServiceInstance>> subscriber = this::changed;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** What the view holds once closed: the instances as last known. */
@@ -84,7 +85,7 @@ final class ZkServiceView implements ServiceView {
 
   @Override
   public void addListener(Consumer<List<ServiceInstance>> listener, Executor executor) {
-    listeners.put(Objects.requireNonNull(listener, "listener must not be null"),
+    listeners.add(Objects.requireNonNull(listener, "listener must not be null"),
         Objects.requireNonNull(executor, "executor must not be null"));
   }
 
@@ -94,7 +95,7 @@ final class ZkServiceView implements ServiceView {
   }
 
   private void changed(List<ServiceInstance> instances) {
-    listeners.forEach((listener, executor) -> Session.executeQuietly(executor, () -> listener.accept(instances)));
+    listeners.deliver(List.of(instances));
   }
 
   @Override
