@@ -173,6 +173,14 @@ public final class Baton implements AutoCloseable {
    * handle, it needs the namespace added by hand. Makes no request; the same object every time.
    * It lives here, not on {@link Lease}, because only a ZooKeeper lease has a node to check.
    *
+   * <p>With local hand-over or caching ({@link dev.baton.lock.MutexOptions}) the node outlives
+   * its holder: the next holder of this client stands on it. So {@link #transaction} also
+   * refuses, before sending anything, a guard whose lease is no longer HELD or SUSPECT (released,
+   * or lost), and a released lease's node is handed on only once the replies of the guarded
+   * transactions it had in flight are in; if one's outcome is unknown (connection lost, caller
+   * interrupted) the node is given up instead of handed on. A guard sent through another handle
+   * gets the ensemble's check only, which such a released holder passes.
+   *
    * @throws IllegalStateException if the lease was closed
    * @throws UnsupportedOperationException if the lease stands on several nodes (a semaphore lease
    *     of several permits, a multi-lock lease of several locks): use {@link #guards(Lease)}
@@ -219,7 +227,8 @@ public final class Baton implements AutoCloseable {
    * versions, or that a guard protects, fails harmlessly if run again after it was applied.
    *
    * @return ZooKeeper's result of each operation, in order
-   * @throws LeaseLostException if a guard's lease node is gone (nothing applied)
+   * @throws LeaseLostException if a guard's lease node is gone, or its lease is no longer HELD
+   *     or SUSPECT (nothing applied; in the second case nothing sent)
    * @throws TransactionFailedException naming the first failed operation and ZooKeeper's reason
    *     (a version conflict, a missing or existing node); nothing applied
    * @throws IllegalArgumentException if an operation is null, a read, or has an invalid path

@@ -8,13 +8,19 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.MultiLock;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
@@ -273,5 +279,84 @@ class GuardTest extends ClusterTestSupport {
     assertThatThrownBy(() -> Baton.guard(foreign)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("/elsewhere/lock").hasMessageContaining("no ZooKeeper node");
     assertThatThrownBy(() -> Baton.guards(foreign)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // ---- issue 31, defect 4: the node outlives its holder (local hand-over, caching) ------------
+
+  /**
+   * The released holder's guard is refused before sending while the next holder of this client
+   * stands on the same node, handed over locally or taken from the cache: the check on the
+   * ensemble would pass, as the node is still there.
+   */
+  @Test
+  void sharedNode_releasedHoldersGuard_refusedBeforeSending_whileTheNextLocalHolderHolds() throws Exception {
+    Baton baton = baton();
+    createRaw("/guard-data-shared-node", "initial");
+    for (MutexOptions options : List.of(MutexOptions.defaults().withCaching(Duration.ofMinutes(5)),
+        MutexOptions.defaults().withLocalHandOver(5))) {
+      String path = "/guard/shared-node-" + options.localHandOvers();
+      Mutex mutex = baton.mutex(path, options);
+      Lease released = mutex.acquireAsync().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      boolean handOver = options.localHandOvers() > 0;
+      CompletableFuture<Lease> waiting = handOver ? mutex.acquireAsync() : null; // waits locally
+      Op stale = Baton.guard(released);
+      released.close();
+      Lease holding = (handOver ? waiting : mutex.acquireAsync()).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(Baton.guard(holding).getPath()).as("the same node, %s", options).isEqualTo(stale.getPath());
+
+      assertThatThrownBy(() -> baton.transaction(stale, Op.setData("/guard-data-shared-node", bytes("stale"), -1)))
+          .as("%s", options)
+          .isInstanceOfSatisfying(LeaseLostException.class, e -> {
+            assertThat(e.path()).isEqualTo(path);
+            assertThat(e.nodePath()).isEqualTo(stale.getPath());
+          });
+      assertThat(text("/guard-data-shared-node")).as("%s", options).isEqualTo("initial");
+      baton.transaction(Baton.guard(holding), Op.setData("/guard-data-shared-node", bytes("initial"), -1));
+      holding.close();
+    }
+  }
+
+  /**
+   * The holder's guarded transaction is on its way (its link slowed) when its lease is closed
+   * from another thread; a thread of the same client waits locally. The node must be handed to
+   * that thread only once the transaction's reply is in, never while it may still land.
+   */
+  @Test
+  void localHandOver_waitsForTheReleasedHoldersGuardedTransactionInFlight() throws Exception {
+    String path = "/guard/hand-over-in-flight";
+    createRaw("/guard-data-in-flight", "initial");
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    Baton baton = baton(proxy.connectString(), Duration.ofSeconds(10));
+    Mutex mutex = baton.mutex(path, MutexOptions.defaults().withLocalHandOver(5));
+    Lease first = mutex.acquireAsync().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    CompletableFuture<Lease> second = mutex.acquireAsync();
+    Op guard = Baton.guard(first);
+    ExecutorService writerThread = pool(1);
+    AtomicReference<Thread> writer = new AtomicReference<>();
+    CompletableFuture<Boolean> grantedDuringTheWrite = second.thenApply(lease -> isInMulti(writer.get()));
+
+    proxy.delay(Duration.ofSeconds(2)); // keeps the transaction in flight; no assertion on time
+    Future<?> write = writerThread.submit(() -> {
+      writer.set(Thread.currentThread());
+      return baton.transaction(guard, Op.setData("/guard-data-in-flight", bytes("first"), -1));
+    });
+    await().atMost(WAIT).until(() -> writer.get() != null && isInMulti(writer.get()));
+    first.close();
+
+    Lease next = second.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    write.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(grantedDuringTheWrite.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("handed over while the released holder's write was in flight")
+        .isFalse();
+    assertThat(text("/guard-data-in-flight")).isEqualTo("first");
+    proxy.restore();
+    assertThat(next.isValid()).isTrue();
+    baton.transaction(Baton.guard(next), Op.setData("/guard-data-in-flight", bytes("second"), -1));
+    assertThat(text("/guard-data-in-flight")).isEqualTo("second");
+    next.close();
+  }
+
+  private static boolean isInMulti(Thread thread) {
+    return Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
+        frame.getClassName().equals("org.apache.zookeeper.ZooKeeper") && frame.getMethodName().startsWith("multi"));
   }
 }

@@ -31,7 +31,11 @@ import java.util.List;
  *       the write lock is released; writers already waiting stay behind its read lock. The
  *       downgrade sends one create on the write lease's session: while the connection is down it
  *       is retried within the caller's timeout, and if that session is lost it fails with
- *       {@link SessionLostException}.
+ *       {@link SessionLostException}. The create is checked against the write node in one
+ *       transaction, so a downgrade never puts a reader beside a later writer: if the write lease
+ *       is closed (from another thread) before the downgrade completes, it fails with {@link
+ *       IllegalStateException} and no read lock is taken; if the write node is gone while the
+ *       session lives (deleted from outside), it fails with {@link dev.baton.NodeMissingException}.
  *   <li><b>No upgrade.</b> A thread that holds the read lock but not the write lock and asks for
  *       the write lock (blocking methods) gets an {@link IllegalStateException} at once: it would
  *       otherwise wait behind its own read lock forever (Curator's does). Release every read lease

@@ -66,6 +66,44 @@ class MultiLockTest {
     }
   }
 
+  /**
+   * Issue 31, defect 6. E over {b, c} queues on b behind a plain holder; L over {a, b} takes a and
+   * queues on b behind E; E gets b, then takes c with a node newer than L's on b. When L gets b
+   * after E, b's token still grows (the resource guarding b accepts L), though L's largest token
+   * may be below E's.
+   */
+  @Test
+  void overlappingMultiLocks_eachLocksTokenGrowsFromHolderToHolder() throws Exception {
+    Mutex a = first.mutex("/multi/overlap/a");
+    Mutex b = first.mutex("/multi/overlap/b");
+    Mutex c = first.mutex("/multi/overlap/c");
+    FencedResource<List<String>> guardedByB = new FencedResource<>("b's resource", new ArrayList<>());
+    Lease plain = second.mutex("/multi/overlap/b").acquire(WAIT);
+    guardedByB.write(plain.fencingToken(), writes -> writes.add("plain"));
+    CompletableFuture<MultiLock.MultiLease> e = second.multiLock(second.mutex("/multi/overlap/b"),
+        second.mutex("/multi/overlap/c")).acquireAsync(WAIT);
+    await().atMost(WAIT).until(() -> children("/multi/overlap/b").size() == 2);
+    CompletableFuture<MultiLock.MultiLease> l = first.multiLock(a, b).acquireAsync(WAIT);
+    await().atMost(WAIT).until(() -> children("/multi/overlap/b").size() == 3);
+
+    plain.close();
+    MultiLock.MultiLease eLease = e.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    guardedByB.write(eLease.fencingToken(b), writes -> writes.add("E"));
+    assertThat(eLease.fencingToken(c)).as("E's token on c, taken after L queued on b")
+        .isEqualTo(eLease.part(c).fencingToken()).isEqualTo(eLease.fencingToken());
+    eLease.close();
+    MultiLock.MultiLease lLease = l.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    assertThat(lLease.fencingToken(b)).as("b's token from E to L").isGreaterThan(eLease.fencingToken(b));
+    guardedByB.write(lLease.fencingToken(b), writes -> writes.add("L"));
+    List<String> accepted = guardedByB.read(List::copyOf);
+    assertThat(accepted).containsExactly("plain", "E", "L");
+    assertThat(lLease.part(a).path()).isEqualTo("/multi/overlap/a");
+    assertThatThrownBy(() -> lLease.fencingToken(c)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/multi/overlap/c");
+    lLease.close();
+  }
+
   @Test
   void acquire_timesOutOnOneLock_releasesWhatItTookAndNamesThatLock() throws Exception {
     try (Lease blocker = second.mutex("/multi/timeout/b").acquire(WAIT)) {

@@ -1,6 +1,18 @@
 package dev.baton.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.NodeMissingException;
+import dev.baton.testkit.FaultProxy;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,5 +85,79 @@ class ReadWriteLockFaultTest extends LockFaultTestSupport {
   void expiryWhileWaitingForRead_requeuesOnTheNewSessionAndAcquires() throws Exception {
     String path = "/rw-fault/expiry-waiting-read";
     waiterSessionExpires(LockUnderTest.exclusive(path), writer(path, "writer"), reader(path, "reader"), 1);
+  }
+
+  // ---- issue 31, defect 1: a downgrade racing the end of its write lease ----------------------
+
+  /**
+   * The write lease is closed by another thread while its holder's downgrade waits out a
+   * connection loss; its node goes and a writer of another client is granted. The downgrade must
+   * then be refused: a read node at the old place would stand beside that writer.
+   */
+  @Test
+  void downgrade_writeLeaseClosedDuringAConnectionLossPause_refusedAndNoReaderBesideTheNextWriter()
+      throws Exception {
+    String path = "/rw-fault/downgrade-closed-while-cut";
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    ReadWriteLock lock = baton(proxy.connectString(), LONG_SESSION).readWriteLock(path);
+    ExecutorService holderThread = pool(1);
+    AtomicReference<Thread> holder = new AtomicReference<>();
+    Lease write = holderThread.submit(() -> {
+      holder.set(Thread.currentThread());
+      return lock.writeLock().acquire(WAIT);
+    }).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    CompletableFuture<Lease> nextWriter = baton().readWriteLock(path).writeLock().acquireAsync();
+    awaitChildren(path, 2);
+
+    proxy.cut();
+    await().atMost(WAIT).until(() -> write.state() == LeaseState.SUSPECT);
+    Future<Lease> downgrade = holderThread.submit(() -> lock.readLock().acquire(WAIT));
+    await().atMost(WAIT).until(() -> isIn(holder.get(), "DowngradeNode")); // past the check of its hold
+    write.close();
+    proxy.restore();
+
+    assertThatThrownBy(() -> downgrade.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class).cause()
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining(path).hasMessageContaining("released");
+    Lease next = get(nextWriter);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(raw.children(path)).as("nodes beside the next writer")
+        .hasSize(1).noneMatch(node -> node.contains("__READ__")));
+    assertThat(next.isValid()).isTrue();
+    next.close();
+    awaitChildren(path, 0);
+  }
+
+  /**
+   * The write node is deleted from outside while its lease still reads HELD (nobody has told the
+   * holder), and the waiting writer of another client is granted. The check of the write node in
+   * the downgrade's {@code multi} must refuse the read node.
+   */
+  @Test
+  void downgrade_writeNodeDeletedUnderAHeldLease_refusedByTheEnsemble() throws Exception {
+    String path = "/rw-fault/downgrade-node-gone";
+    ReadWriteLock lock = baton().readWriteLock(path);
+    Lease write = lock.writeLock().acquire(WAIT);
+    CompletableFuture<Lease> nextWriter = baton().readWriteLock(path).writeLock().acquireAsync();
+    awaitChildren(path, 2);
+    String writeNode = raw.children(path).stream().sorted((a, b) -> a.substring(a.length() - 10)
+        .compareTo(b.substring(b.length() - 10))).findFirst().orElseThrow();
+
+    raw.zk().delete(path + "/" + writeNode, -1);
+    Lease next = get(nextWriter);
+    assertThat(write.state()).as("the holder was told nothing").isEqualTo(LeaseState.HELD);
+
+    assertThatThrownBy(() -> lock.readLock().acquire(WAIT))
+        .isInstanceOf(NodeMissingException.class).hasMessageContaining(path);
+    assertThat(raw.children(path)).as("nodes beside the next writer").hasSize(1)
+        .noneMatch(node -> node.contains("__READ__"));
+    assertThat(next.isValid()).isTrue();
+    write.close();
+    next.close();
+    awaitChildren(path, 0);
+  }
+
+  private static boolean isIn(Thread thread, String simpleClassName) {
+    return Arrays.stream(thread.getStackTrace())
+        .anyMatch(frame -> frame.getClassName().endsWith("." + simpleClassName));
   }
 }

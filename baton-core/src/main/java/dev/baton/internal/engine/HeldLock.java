@@ -6,7 +6,7 @@ import dev.baton.ZkPaths;
 import dev.baton.internal.session.Nodes;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
-import dev.baton.internal.session.Transactions;
+import dev.baton.internal.session.LeaseGuard;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -37,7 +37,7 @@ public final class HeldLock implements SessionObserver, Holding {
   private final AtomicInteger levels = new AtomicInteger(1);
   private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
   private volatile LeaseState state = LeaseState.HELD;
-  private org.apache.zookeeper.Op guard; // guarded by this
+  private LeaseGuard guard; // guarded by this
   private volatile Runnable onRelease = () -> { };
   private volatile NodeKeeper keeper;
   private volatile boolean markReleases;
@@ -106,7 +106,17 @@ public final class HeldLock implements SessionObserver, Holding {
       } else if (nodeKeeper == null) {
         Nodes.deleteInBackground(session, handle, serverNodePath);
       } else {
-        nodeKeeper.released(this, before);
+        // Not handed on while a guarded transaction of this holder is in flight; one whose
+        // outcome is unknown may still land, so the node counts as in doubt.
+        LeaseGuard sent;
+        synchronized (this) {
+          sent = guard;
+        }
+        if (sent == null) {
+          nodeKeeper.released(this, before);
+        } else {
+          sent.close(inDoubt -> nodeKeeper.released(this, inDoubt ? LeaseState.SUSPECT : before));
+        }
       }
     }
   }
@@ -135,9 +145,10 @@ public final class HeldLock implements SessionObserver, Holding {
   /** The guard of this node (see {@code Lease.guard()}), made on first use. */
   public synchronized org.apache.zookeeper.Op guard() {
     if (guard == null) {
-      guard = Transactions.newGuard(session.settings().onClient(serverNodePath), path);
+      guard = LeaseGuard.open(session.settings().onClient(serverNodePath), path,
+          () -> state == LeaseState.HELD || state == LeaseState.SUSPECT);
     }
-    return guard;
+    return guard.op();
   }
 
   public LeaseState state() {

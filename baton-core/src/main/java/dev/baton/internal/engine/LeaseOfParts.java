@@ -9,7 +9,8 @@ import org.apache.zookeeper.Op;
 /**
  * A lease that stands on several parts, held and released together: a semaphore lease (one node
  * per permit) or a multi-lock lease (one lease per lock). It is as valid as its least valid part,
- * its token is the largest part's, and a guard must check every part. Subclasses say how to read a
+ * its token is the largest part's (ordered only among holders of the very same parts: a
+ * multi-lock's resources take each part's own token), and a guard must check every part. Subclasses say how to read a
  * part; path, validity and listeners differ and stay theirs.
  *
  * @param <P> what a part is
@@ -44,7 +45,10 @@ public abstract class LeaseOfParts<P> implements GuardedLease {
   /** What one part is, for messages: "lease node", "lock". */
   protected abstract String partName();
 
-  /** The largest part's token. */
+  /**
+   * The largest part's token. It grows from one holder of the same parts to the next only; where
+   * sets of parts overlap (multi-locks), each part's own token is the one ordered per lock.
+   */
   @Override
   public long fencingToken() {
     return parts.stream().mapToLong(this::tokenOf).max().orElseThrow();

@@ -15,7 +15,8 @@ import org.apache.zookeeper.Op;
 
 /**
  * Leases held together: as valid as the least valid part, released together. Its token, the
- * largest part's, grows from holder to holder of the same set of locks.
+ * largest part's, grows from holder to holder of the same set of locks only; each lock's own
+ * token is its part's ({@link MultiLock.MultiLease#fencingToken(dev.baton.lock.Mutex)}).
  */
 final class CompositeLease extends LeaseOfParts<Lease> implements MultiLock.MultiLease {
 

@@ -1,6 +1,7 @@
 package dev.baton.internal.lock;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.NodeMissingException;
 import dev.baton.RetryPolicy;
 import dev.baton.SessionLostException;
 import dev.baton.ZkPaths;
@@ -12,10 +13,12 @@ import dev.baton.internal.session.Session;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.LeaseState;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -44,35 +47,54 @@ final class DowngradeNode {
    * Retries on connection loss within {@code timeout} ({@code null}: no limit) and the retry
    * policy; on giving up, the node is deleted in the background in case the create got through.
    *
+   * <p>The write lease may end meanwhile: another thread may close it (a lease closes from any
+   * thread), or its node may go. Its node is then deleted and a writer of another client may be
+   * granted; a read node created afterwards at the old place would stand beside that writer. So
+   * the create goes in one {@code multi} with a check of the write node (the ensemble refuses it
+   * once the node is gone, whichever timer sent the delete), and a downgrade whose write lease is
+   * no longer HELD or SUSPECT, before an attempt or once the node is made, is refused.
+   *
    * @throws SessionLostException if the write lease's session is gone
+   * @throws IllegalStateException if the write lease was closed before the downgrade completed
+   * @throws NodeMissingException if the write lease's node is gone though its session lives
    * @throws AcquireTimeoutException if the connection stays down past {@code timeout}
    */
   static QueueWaiter.Acquisition create(Session session, String path, QueueLock.Hold write, byte[] data,
       Duration timeout) {
     QueueWaiter.Acquisition held = write.acquisition();
     Session.Handle handle = held.handle();
-    String node = ZkPaths.parent(held.serverNodePath()) + "/"
-        + ReadWriteRules.downgradeNode(ZkPaths.name(held.serverNodePath()), UUID.randomUUID());
+    String writeNode = held.serverNodePath();
+    String node = ZkPaths.parent(writeNode) + "/"
+        + ReadWriteRules.downgradeNode(ZkPaths.name(writeNode), UUID.randomUUID());
+    List<Op> ops = List.of(Op.check(writeNode, -1),
+        Op.create(node, data, session.settings().aclFor(node), CreateMode.EPHEMERAL));
     long limit = timeout == null ? -1 : Durations.timeoutNanos(timeout);
     long start = System.nanoTime();
     RetryPolicy policy = session.settings().retryPolicy();
     for (int attempt = 1; ; attempt++) {
       session.checkOpen();
-      if (write.lock().state() == LeaseState.LOST || handle != session.handle() || handle.isExpired()) {
-        throw lost(path);
-      }
+      checkWriteLease(session, path, write, handle);
       try {
         try {
-          handle.zk().create(node, data, session.settings().aclFor(node), CreateMode.EPHEMERAL);
+          handle.zk().multi(ops);
+        } catch (KeeperException.NoNodeException e) {
+          throw writeNodeGone(session, path, write, handle, writeNode, e);
         } catch (KeeperException.NodeExistsException e) {
           // An earlier attempt got through and its reply was lost with the connection.
           Stat stat = handle.zk().exists(node, false);
           if (stat == null) {
-            continue; // gone again (its session ended): the check above decides
+            continue; // gone again (its session ended): the checks above decide
           }
           if (stat.getEphemeralOwner() != handle.sessionId()) {
             throw Errors.translate(e, path);
           }
+        }
+        try {
+          checkWriteLease(session, path, write, handle);
+        } catch (RuntimeException ended) {
+          // Closed while the create was on its way: the caller hears the refusal, not a read lock.
+          Nodes.deleteInBackground(session, handle, node);
+          throw ended;
         }
         return new QueueWaiter.Acquisition(handle, node, held.token());
       } catch (KeeperException.ConnectionLossException | KeeperException.OperationTimeoutException e) {
@@ -97,6 +119,29 @@ final class DowngradeNode {
         throw new BatonInterruptedException("Interrupted while taking the read lock of " + path, e);
       }
     }
+  }
+
+  /** Refuses to go on unless the write lease is still HELD or SUSPECT on its own session. */
+  private static void checkWriteLease(Session session, String path, QueueLock.Hold write, Session.Handle handle) {
+    LeaseState state = write.lock().state();
+    if (state == LeaseState.LOST || handle != session.handle() || handle.isExpired()) {
+      throw lost(path);
+    }
+    if (state == LeaseState.RELEASED) {
+      throw new IllegalStateException("The write lock of " + path + " held by this thread was released (its"
+          + " lease closed, perhaps by another thread) before the downgrade completed, so the read lock was"
+          + " not taken: another writer may have held the lock since. Acquire the read lock again, and"
+          + " re-read what it protects");
+    }
+  }
+
+  private static RuntimeException writeNodeGone(Session session, String path, QueueLock.Hold write,
+      Session.Handle handle, String writeNode, KeeperException cause) {
+    checkWriteLease(session, path, write, handle);
+    return new NodeMissingException(path, "The write lock of " + path + " held by this thread has lost its"
+        + " node " + session.settings().onClient(writeNode) + " (deleted by another client, or going with"
+        + " its session), so it cannot be downgraded: another writer may hold the lock now. Close the"
+        + " write lease and acquire again", cause);
   }
 
   private static void pause(long nanos, Session session, Session.Handle handle, String node, String path) {

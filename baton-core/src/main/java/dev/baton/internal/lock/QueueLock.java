@@ -21,6 +21,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -125,11 +127,7 @@ final class QueueLock {
     try {
       acquisition = pending.get();
     } catch (InterruptedException e) {
-      if (!waiter.cancel()) {
-        release(pending.join());
-      }
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while waiting for " + path, e);
+      throw interrupted(path, e, waiter::cancel, pending, this::release);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof AcquireTimeoutException) {
@@ -151,11 +149,7 @@ final class QueueLock {
     try {
       lock = pending.get();
     } catch (InterruptedException e) {
-      if (!pending.cancel(false)) {
-        pending.thenAccept(granted -> granted.newLease().close());
-      }
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while waiting for " + path, e);
+      throw interrupted(path, e, () -> pending.cancel(false), pending, granted -> granted.newLease().close());
     } catch (ExecutionException e) {
       if (e.getCause() instanceof AcquireTimeoutException) {
         return timedOut(timeout, timeoutThrows);
@@ -163,6 +157,22 @@ final class QueueLock {
       throw Errors.translate(e.getCause(), path);
     }
     return Optional.of(hold(thread, lock));
+  }
+
+  /**
+   * Cleans up after a blocking acquire was interrupted and returns what to throw: the waiter is
+   * withdrawn, or else ({@code withdraw} false) it was granted, timed out or failed as the
+   * interrupt came; a grant is released once it is in, anything else leaves nothing behind. The
+   * interrupt wins either way, so the caller hears of it with the thread's flag set again.
+   */
+  static <T> BatonInterruptedException interrupted(String path, InterruptedException e, BooleanSupplier withdraw,
+      CompletableFuture<T> pending, Consumer<? super T> release) {
+    Thread.currentThread().interrupt();
+    if (!withdraw.getAsBoolean()) {
+      // Not join(): a timeout or failure would escape as a raw CompletionException.
+      pending.thenAccept(release);
+    }
+    return new BatonInterruptedException("Interrupted while waiting for " + path, e);
   }
 
   private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {

@@ -10,12 +10,8 @@ import dev.baton.RetryPolicy;
 import dev.baton.TransactionFailedException;
 import dev.baton.lock.LeaseLostException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.jute.Record;
 import org.apache.zookeeper.CreateMode;
@@ -35,21 +31,14 @@ import org.apache.zookeeper.proto.SetDataRequest;
  * {@code Baton.transaction}: a ZooKeeper {@code multi} on the client's session, with the client's
  * paths turned into the ensemble's (the namespace added) and ZooKeeper's failures into Baton's.
  *
- * <p>Guards ({@code Lease.guard()}) are ordinary {@code check} operations; to report a failed one
- * as a lost lease rather than a missing node, each guard is remembered here with its lock path,
- * weakly, so that it is forgotten with the lease.
+ * <p>Guards ({@code Baton.guard(lease)}) are {@code check} operations made by {@link LeaseGuard}:
+ * a transaction carrying the guard of a holder that no longer holds is refused before it is sent,
+ * and one sent is counted until its reply, so that the holder's node is not handed to another
+ * local holder meanwhile. A failed guard is reported as a lost lease rather than a missing node.
  */
 public final class Transactions {
-  private static final Map<Op, String> LOCK_PATH_BY_GUARD = Collections.synchronizedMap(new WeakHashMap<>());
 
   private Transactions() {}
-
-  /** A guard of the lock node {@code clientNodePath} of the lock {@code lockPath}. */
-  public static Op newGuard(String clientNodePath, String lockPath) {
-    Op guard = Op.check(clientNodePath, -1);
-    LOCK_PATH_BY_GUARD.put(guard, lockPath);
-    return guard;
-  }
 
   /**
    * Runs {@code ops} (client paths) in one {@code multi}; returns ZooKeeper's results, with the
@@ -63,15 +52,23 @@ public final class Transactions {
     }
     checkSize(session, ops, onServer);
     awaitConnection(session, ops);
+    List<LeaseGuard.Gate> passed = passGuards(ops);
+    boolean outcomeKnown = false;
     List<OpResult> results;
     try {
       results = session.handle().zk().multi(onServer);
+      outcomeKnown = true;
     } catch (KeeperException e) {
+      outcomeKnown = !isOutcomeUnknown(e.code());
       throw failure(e, ops);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new BatonInterruptedException("Interrupted during a transaction on " + paths(ops)
           + "; it may or may not have been applied", e);
+    } finally {
+      for (LeaseGuard.Gate gate : passed) {
+        gate.exit(outcomeKnown);
+      }
     }
     return session.settings().namespace().isEmpty() ? results : toClient(results, session.settings());
   }
@@ -117,16 +114,41 @@ public final class Transactions {
     }
   }
 
-  private static RuntimeException failure(KeeperException e, List<Op> ops) {
-    switch (e.code()) {
-      case CONNECTIONLOSS, OPERATIONTIMEOUT, SESSIONEXPIRED -> {
-        // The multi may have been applied before the reply was lost; repeating it blindly could
-        // apply it twice.
-        return new OutcomeUnknownException(paths(ops), "Connection to ZooKeeper lost during a"
-            + " transaction on " + paths(ops) + ": it may or may not have been applied, and was not"
-            + " sent again. Read the nodes to decide.", e);
+  /**
+   * Passes the gate of every guard among {@code ops}, or refuses the transaction, sending
+   * nothing, at the first guard whose holder no longer holds: with local hand-over or caching its
+   * node may serve another holder now, and the check on the ensemble would pass.
+   */
+  private static List<LeaseGuard.Gate> passGuards(List<Op> ops) {
+    List<LeaseGuard.Gate> passed = new ArrayList<>(1);
+    for (Op op : ops) {
+      LeaseGuard.Gate gate = LeaseGuard.gateOf(op);
+      if (gate != null && !passed.contains(gate) && !gate.enter()) {
+        passed.forEach(g -> g.exit(true));
+        throw new LeaseLostException(gate.lockPath(), op.getPath(), "The lease on " + gate.lockPath()
+            + " that guards this transaction (node " + op.getPath() + ") was released or lost, so the"
+            + " transaction was not applied (nor sent): another holder may hold the lock now, on this node too if"
+            + " it is handed over or cached locally. Acquire it again and re-read before writing.");
       }
-      default -> { }
+      if (gate != null && !passed.contains(gate)) {
+        passed.add(gate);
+      }
+    }
+    return passed;
+  }
+
+  private static boolean isOutcomeUnknown(KeeperException.Code code) {
+    return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT
+        || code == KeeperException.Code.SESSIONEXPIRED;
+  }
+
+  private static RuntimeException failure(KeeperException e, List<Op> ops) {
+    if (isOutcomeUnknown(e.code())) {
+      // The multi may have been applied before the reply was lost; repeating it blindly could
+      // apply it twice.
+      return new OutcomeUnknownException(paths(ops), "Connection to ZooKeeper lost during a"
+          + " transaction on " + paths(ops) + ": it may or may not have been applied, and was not"
+          + " sent again. Read the nodes to decide.", e);
     }
     int index = failedIndex(e.getResults());
     if (index < 0) {
@@ -134,9 +156,9 @@ public final class Transactions {
     }
     Op failed = ops.get(index);
     KeeperException.Code code = KeeperException.Code.get(((OpResult.ErrorResult) e.getResults().get(index)).getErr());
-    Optional<String> lockPath = Optional.ofNullable(LOCK_PATH_BY_GUARD.get(failed));
-    if (lockPath.isPresent() && code == KeeperException.Code.NONODE) {
-      return new LeaseLostException(lockPath.get(), failed.getPath());
+    LeaseGuard.Gate guard = LeaseGuard.gateOf(failed);
+    if (guard != null && code == KeeperException.Code.NONODE) {
+      return new LeaseLostException(guard.lockPath(), failed.getPath());
     }
     String reason = Errors.translate(KeeperException.create(code, failed.getPath()), failed.getPath()).getMessage();
     return new TransactionFailedException(index, failed.getPath(), code, "Transaction not applied: "
