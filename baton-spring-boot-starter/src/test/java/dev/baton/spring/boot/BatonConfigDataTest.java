@@ -6,15 +6,25 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
+import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.testkit.ZooKeeperExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.EnumerablePropertySource;
 
@@ -56,6 +66,53 @@ class BatonConfigDataTest {
 
         await().atMost(WAIT).until(() -> "bonjour".equals(env.getProperty("shop.greeting")));
       }
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({BatonAutoConfiguration.class, BatonMetricsAutoConfiguration.class})
+  static class AppWithClientAndMetrics {
+    @Bean
+    SimpleMeterRegistry meters() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void importAndClientBean_oneZooKeeperSessionForBoth_observedAndClosedWithTheContext() throws Exception {
+    try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start()) {
+      try (Baton admin = Baton.connect(server.connectString()); ConfigCenter config = ConfigCenter.open(admin, "/config/shop")) {
+        config.set("shop.greeting", "hello");
+      }
+      await().atMost(WAIT).until(() -> sessionsOn(server).isEmpty());
+
+      try (ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithClientAndMetrics.class)
+          .web(WebApplicationType.NONE).properties("spring.config.import=baton:/config/shop",
+              "baton.connect-string=" + server.connectString()).run()) {
+        Baton baton = context.getBean(Baton.class);
+        assertThat(context.getEnvironment().getProperty("shop.greeting")).isEqualTo("hello");
+        assertThat(sessionsOn(server)).as("the import's session is the Baton bean's").containsExactly(baton.sessionId());
+
+        baton.mutex("/metered/lock").acquire(WAIT).close();
+
+        assertThat(context.getBean(SimpleMeterRegistry.class).find("baton.lock.acquire").timer())
+            .as("the shared client still records metrics").isNotNull().extracting(t -> t.count()).isEqualTo(1L);
+      }
+      await().atMost(WAIT).until(() -> sessionsOn(server).isEmpty());
+    }
+  }
+
+  /** The ids of the sessions the server has open, from its {@code cons} four-letter word. */
+  private static Set<Long> sessionsOn(EmbeddedZooKeeper server) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.getOutputStream().write("cons".getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      Set<Long> sessions = new TreeSet<>();
+      Matcher sid = Pattern.compile("sid=0x([0-9a-f]+)").matcher(answer);
+      while (sid.find()) {
+        sessions.add(Long.parseUnsignedLong(sid.group(1), 16));
+      }
+      return sessions;
     }
   }
 
