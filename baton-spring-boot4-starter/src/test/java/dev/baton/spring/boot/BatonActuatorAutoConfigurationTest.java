@@ -11,12 +11,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration;
 import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Boot 4's Actuator: the health indicators are Boot 4 {@code HealthIndicator}s (the type moved to
@@ -58,6 +64,22 @@ class BatonActuatorAutoConfigurationTest {
       assertThat((Map<String, Object>) info.build().get("baton")).containsEntry("namespace", "/shop")
           .containsEntry("tls", false).containsEntry("auth", false);
     });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class App {
+  }
+
+  @Test
+  void springApplicationWithAutoConfiguration_batonHealthContributesToBoot4sRegistry() {
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+        .properties("baton.connect-string=" + zk.connectString()).run()) {
+      HealthContributorRegistry registry = context.getBean(HealthContributorRegistry.class);
+      assertThat(registry.getContributor("baton")).as("found by Boot 4's own auto-configuration")
+          .isInstanceOf(BatonHealthIndicator.class);
+      assertThat(((HealthIndicator) registry.getContributor("baton")).health().getStatus()).isEqualTo(Status.UP);
+    }
   }
 
   @Test
