@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,34 @@ class BatonConfigDataTest {
             .as("the shared client still records metrics").isNotNull().extracting(t -> t.count()).isEqualTo(1L);
       }
       await().atMost(WAIT).until(() -> sessionsOn(server).isEmpty());
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration(BatonAutoConfiguration.class)
+  static class AppWithOwnCustomizer {
+    static final AtomicInteger CUSTOMIZED = new AtomicInteger();
+
+    @Bean
+    BatonBuilderCustomizer sessionTimeout() {
+      return builder -> {
+        CUSTOMIZED.incrementAndGet();
+        builder.sessionTimeout(Duration.ofSeconds(4));
+      };
+    }
+  }
+
+  @Test
+  void importAndAnOwnBuilderCustomizer_beanIsAClientOfItsOwnWithTheCustomization() throws Exception {
+    try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start();
+         ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithOwnCustomizer.class)
+             .web(WebApplicationType.NONE).properties("spring.config.import=baton:/config/shop",
+                 "baton.connect-string=" + server.connectString(), "baton.session-timeout=20s").run()) {
+      Baton baton = context.getBean(Baton.class);
+
+      assertThat(AppWithOwnCustomizer.CUSTOMIZED).hasPositiveValue();
+      assertThat(baton.sessionTimeout()).isLessThanOrEqualTo(Duration.ofSeconds(4));
+      assertThat(sessionsOn(server)).as("the import's and the bean's").hasSize(2).contains(baton.sessionId());
     }
   }
 
