@@ -1,6 +1,10 @@
 package dev.baton.spring.boot;
 
 import dev.baton.Baton;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -15,18 +19,34 @@ import org.springframework.context.annotation.Bean;
  * client connects while the context starts (start-up fails with {@code ConnectionException},
  * naming the connect string, if no server answers in time, unless {@code
  * baton.connect-in-background} is set) and is closed with the context, releasing its leases.
+ *
+ * <p>With {@code spring.config.import=baton:...} the client the import opened before the context
+ * existed becomes this bean, so the application has one ZooKeeper session; unless a {@link
+ * BatonBuilderCustomizer} other than the metrics one is defined (a built client cannot take it),
+ * then the bean is a client of its own.
  */
 @AutoConfiguration
 @ConditionalOnClass(Baton.class)
 @EnableConfigurationProperties(BatonProperties.class)
 public class BatonAutoConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(BatonAutoConfiguration.class);
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "baton", name = "connect-string")
-  public Baton baton(BatonProperties properties, ObjectProvider<BatonBuilderCustomizer> customizers) {
+  public Baton baton(BatonProperties properties, ObjectProvider<BatonBuilderCustomizer> customizers, BeanFactory beans) {
+    List<BatonBuilderCustomizer> all = customizers.orderedStream().toList();
+    ConfigDataClient imported = beans.getBeanProvider(ConfigDataClient.class).getIfAvailable();
+    if (imported != null) {
+      if (all.stream().allMatch(ObserverCustomizer.class::isInstance)) {
+        all.forEach(c -> ((ObserverCustomizer) c).customize(imported));
+        return imported.handOver();
+      }
+      log.info("spring.config.import=baton: opened a ZooKeeper client before the context, and BatonBuilderCustomizer"
+          + " beans cannot change a client already built: the Baton bean gets a session of its own");
+    }
     Baton.Builder builder = builderFrom(properties);
-    customizers.orderedStream().forEach(c -> c.customize(builder));
+    all.forEach(c -> c.customize(builder));
     return builder.build();
   }
 

@@ -4,6 +4,7 @@ import dev.baton.micrometer.MicrometerObserver;
 import dev.baton.micrometer.PathTags;
 import dev.baton.redis.RedisBaton;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,7 +20,9 @@ import org.springframework.context.annotation.Configuration;
  * {@code baton.metrics.max-path-tags}. {@code baton.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(before = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class},
-    afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
+    // The registry's auto-configuration: Boot 3.5's, then Boot 4's (it moved to a module of its own).
+    afterName = {"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass({MeterRegistry.class, MicrometerObserver.class})
 @ConditionalOnProperty(prefix = "baton.metrics", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(BatonProperties.class)
@@ -27,9 +30,10 @@ public class BatonMetricsAutoConfiguration {
 
   // A customizer rather than a condition on the registry bean: the registry may be defined by
   // the application after this runs; the customizer looks it up when the client is built.
+  // An observer-only customizer, so the client spring.config.import=baton: built is observed too.
   @Bean
   public BatonBuilderCustomizer batonMetricsCustomizer(ObjectProvider<MeterRegistry> registry, BatonProperties properties) {
-    return builder -> registry.ifAvailable(meters -> builder.observer(observer(meters, properties)));
+    return new ObserverCustomizer(() -> Optional.ofNullable(registry.getIfAvailable()).map(meters -> observer(meters, properties)));
   }
 
   static MicrometerObserver observer(MeterRegistry meters, BatonProperties properties) {

@@ -18,16 +18,10 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
-import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -40,9 +34,8 @@ class BatonAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class,
-          BatonLockRegistryAutoConfiguration.class, BatonActuatorAutoConfiguration.class,
-          BatonShedLockAutoConfiguration.class, BatonMetricsAutoConfiguration.class,
-          HealthContributorAutoConfiguration.class, InfoContributorAutoConfiguration.class));
+          BatonLockRegistryAutoConfiguration.class, BatonShedLockAutoConfiguration.class,
+          BatonMetricsAutoConfiguration.class));
 
 
   @Test
@@ -114,47 +107,17 @@ class BatonAutoConfigurationTest {
   }
 
   @Test
-  @SuppressWarnings("unchecked")
-  void actuatorPresent_healthUpWithSessionAndInfoWithSettings() {
-    runner.withPropertyValues("baton.connect-string=" + zk.connectString(), "baton.namespace=/shop").run(context -> {
-      Health health = context.getBean(BatonHealthIndicator.class).health();
-      assertThat(health.getStatus()).isEqualTo(Status.UP);
-      assertThat(health.getDetails()).containsEntry("state", "CONNECTED")
-          .containsEntry("connectString", zk.connectString()).containsKey("sessionId");
-      Info.Builder info = new Info.Builder();
-      context.getBean(BatonInfoContributor.class).contribute(info);
-      assertThat((Map<String, Object>) info.build().get("baton")).containsEntry("namespace", "/shop")
-          .containsEntry("tls", false).containsEntry("auth", false);
-    });
-  }
-
-  @Test
-  void serverGoesAway_healthTurnsDown() {
+  void serverGoesAway_healthTurnsDownWithTheState() {
     EmbeddedZooKeeper doomed = EmbeddedZooKeeper.start();
     runner.withPropertyValues("baton.connect-string=" + doomed.connectString(), "baton.session-timeout=4s")
         .run(context -> {
-          BatonHealthIndicator indicator = context.getBean(BatonHealthIndicator.class);
-          assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+          Baton baton = context.getBean(Baton.class);
+          assertThat(ClientHealth.of(baton).up()).isTrue();
           doomed.close();
-          await().atMost(Duration.ofSeconds(20)).until(() -> indicator.health().getStatus().equals(Status.DOWN));
+          await().atMost(Duration.ofSeconds(20)).until(() -> !ClientHealth.of(baton).up());
+          assertThat(ClientHealth.of(baton).details()).containsEntry("connectString", doomed.connectString())
+              .containsKey("sessionId").extractingByKey("state").isNotEqualTo("CONNECTED");
         });
-  }
-
-  @Test
-  void healthIndicatorSwitchedOff_noIndicator() {
-    runner.withPropertyValues("baton.connect-string=" + zk.connectString(), "management.health.baton.enabled=false")
-        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(BatonHealthIndicator.class));
-  }
-
-  @Test
-  void actuatorAbsent_clientWithoutHealthOrInfo() {
-    // Boot's own Actuator configurations are left out too: they cannot load without Actuator.
-    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class,
-            BatonLockRegistryAutoConfiguration.class, BatonActuatorAutoConfiguration.class))
-        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-        .withPropertyValues("baton.connect-string=" + zk.connectString())
-        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Baton.class)
-            .doesNotHaveBean(BatonHealthIndicator.class).doesNotHaveBean(BatonInfoContributor.class));
   }
 
   @Test

@@ -6,15 +6,26 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
+import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.testkit.ZooKeeperExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.EnumerablePropertySource;
 
@@ -56,6 +67,81 @@ class BatonConfigDataTest {
 
         await().atMost(WAIT).until(() -> "bonjour".equals(env.getProperty("shop.greeting")));
       }
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({BatonAutoConfiguration.class, BatonMetricsAutoConfiguration.class})
+  static class AppWithClientAndMetrics {
+    @Bean
+    SimpleMeterRegistry meters() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void importAndClientBean_oneZooKeeperSessionForBoth_observedAndClosedWithTheContext() throws Exception {
+    try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start()) {
+      try (Baton admin = Baton.connect(server.connectString()); ConfigCenter config = ConfigCenter.open(admin, "/config/shop")) {
+        config.set("shop.greeting", "hello");
+      }
+      await().atMost(WAIT).until(() -> sessionsOn(server).isEmpty());
+
+      try (ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithClientAndMetrics.class)
+          .web(WebApplicationType.NONE).properties("spring.config.import=baton:/config/shop",
+              "baton.connect-string=" + server.connectString()).run()) {
+        Baton baton = context.getBean(Baton.class);
+        assertThat(context.getEnvironment().getProperty("shop.greeting")).isEqualTo("hello");
+        assertThat(sessionsOn(server)).as("the import's session is the Baton bean's").containsExactly(baton.sessionId());
+
+        baton.mutex("/metered/lock").acquire(WAIT).close();
+
+        assertThat(context.getBean(SimpleMeterRegistry.class).find("baton.lock.acquire").timer())
+            .as("the shared client still records metrics").isNotNull().extracting(t -> t.count()).isEqualTo(1L);
+      }
+      await().atMost(WAIT).until(() -> sessionsOn(server).isEmpty());
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration(BatonAutoConfiguration.class)
+  static class AppWithOwnCustomizer {
+    static final AtomicInteger CUSTOMIZED = new AtomicInteger();
+
+    @Bean
+    BatonBuilderCustomizer sessionTimeout() {
+      return builder -> {
+        CUSTOMIZED.incrementAndGet();
+        builder.sessionTimeout(Duration.ofSeconds(4));
+      };
+    }
+  }
+
+  @Test
+  void importAndAnOwnBuilderCustomizer_beanIsAClientOfItsOwnWithTheCustomization() throws Exception {
+    try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start();
+         ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithOwnCustomizer.class)
+             .web(WebApplicationType.NONE).properties("spring.config.import=baton:/config/shop",
+                 "baton.connect-string=" + server.connectString(), "baton.session-timeout=20s").run()) {
+      Baton baton = context.getBean(Baton.class);
+
+      assertThat(AppWithOwnCustomizer.CUSTOMIZED).hasPositiveValue();
+      assertThat(baton.sessionTimeout()).isLessThanOrEqualTo(Duration.ofSeconds(4));
+      assertThat(sessionsOn(server)).as("the import's and the bean's").hasSize(2).contains(baton.sessionId());
+    }
+  }
+
+  /** The ids of the sessions the server has open, from its {@code cons} four-letter word. */
+  private static Set<Long> sessionsOn(EmbeddedZooKeeper server) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.getOutputStream().write("cons".getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      Set<Long> sessions = new TreeSet<>();
+      Matcher sid = Pattern.compile("sid=0x([0-9a-f]+)").matcher(answer);
+      while (sid.find()) {
+        sessions.add(Long.parseUnsignedLong(sid.group(1), 16));
+      }
+      return sessions;
     }
   }
 

@@ -8,12 +8,12 @@ import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.LockLostException;
-import dev.baton.lock.MutexLock;
 import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.CloseAfterEach;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,9 +48,9 @@ class RedisLockRegistryContractTest extends LockRegistryContract {
   @Test
   void unlock_afterTheKeyVanishedWhileHeld_lockLostAndRenewRefused() {
     BatonLockRegistry registry = newRegistry();
-    MutexLock lock = (MutexLock) registry.obtain("vanishing");
+    Lock lock = registry.obtain("vanishing");
     lock.lock();
-    Lease lease = lock.currentLease().orElseThrow(); // per thread: Awaitility polls on another
+    Lease lease = registry.currentLease("vanishing").orElseThrow(); // per thread: Awaitility polls on another
     RedisClient raw = RedisClient.create(redis.uri());
     resources.closing(raw::shutdown);
     try (StatefulRedisConnection<String, String> connection = raw.connect()) {

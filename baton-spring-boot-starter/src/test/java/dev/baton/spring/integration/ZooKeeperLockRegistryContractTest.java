@@ -8,7 +8,6 @@ import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.LockLostException;
-import dev.baton.lock.MutexLock;
 import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.ZooKeeperExtension;
 import java.time.Duration;
@@ -41,10 +40,10 @@ class ZooKeeperLockRegistryContractTest extends LockRegistryContract {
     FaultProxy proxy = zk.closing(FaultProxy.start(zk.address()));
     BatonLockRegistry registry = new BatonLockRegistry(client(proxy.connectString(), Duration.ofSeconds(1))::mutex,
         LockKeyLayout.zookeeper("/registry"));
-    MutexLock lock = (MutexLock) registry.obtain("lost");
+    Lock lock = registry.obtain("lost");
     Lock other = newRegistry().obtain("lost");
     lock.lock();
-    Lease lease = lock.currentLease().orElseThrow(); // per thread: Awaitility polls on another
+    Lease lease = registry.currentLease("lost").orElseThrow(); // per thread: Awaitility polls on another
 
     proxy.blackhole();
     await().atMost(Duration.ofSeconds(20)).until(() -> lease.state() == LeaseState.LOST);

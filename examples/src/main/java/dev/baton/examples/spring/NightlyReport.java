@@ -2,6 +2,7 @@ package dev.baton.examples.spring;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.springframework.core.env.Environment;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -12,13 +13,22 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class NightlyReport {
+  private final Environment environment;
+  private volatile String lastTitle;
   static final AtomicInteger RUNS = new AtomicInteger();
   static final AtomicInteger RUNNING = new AtomicInteger();
   static final AtomicInteger MOST_RUNNING = new AtomicInteger();
 
+  public NightlyReport(Environment environment) {
+    this.environment = environment;
+  }
+
   @Scheduled(fixedDelayString = "${report.every:100ms}")
   @SchedulerLock(name = "nightly-report", lockAtMostFor = "PT10S")
   public void run() throws InterruptedException {
+    // Looked up on every run: a key of the imported config center, so a change in ZooKeeper shows
+    // in the next report without a restart.
+    lastTitle = environment.getProperty("report.title", "Nightly report");
     MOST_RUNNING.accumulateAndGet(RUNNING.incrementAndGet(), Math::max);
     try {
       Thread.sleep(20); // the report's work
@@ -26,6 +36,11 @@ public class NightlyReport {
     } finally {
       RUNNING.decrementAndGet();
     }
+  }
+
+  /** The title the last run of this node gave its report ({@code report.title}); null before the first. */
+  public String lastTitle() {
+    return lastTitle;
   }
 
   /** How many runs finished, on all nodes of this JVM. */

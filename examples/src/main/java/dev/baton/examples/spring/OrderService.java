@@ -9,10 +9,10 @@ import org.springframework.stereotype.Service;
 /** Ships an order under its lock from the registry the starter made, so two nodes never ship it twice. */
 @Service
 public class OrderService {
-  private final LockRegistry locks;
+  private final LockRegistry<?> locks;
   private final AtomicInteger shipped = new AtomicInteger();
 
-  public OrderService(LockRegistry locks) {
+  public OrderService(LockRegistry<?> locks) {
     this.locks = locks;
   }
 

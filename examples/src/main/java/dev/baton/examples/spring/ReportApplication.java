@@ -6,12 +6,14 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * A Spring Boot application on the starter: its {@code Baton}, the {@code LockRegistry} an order
+ * A Spring Boot 4 application on {@code baton-spring-boot4-starter}, set up by its {@code
+ * application.yml} alone: the config center's keys as properties ({@code
+ * spring.config.import=baton:/config/report}), its {@code Baton}, the {@code LockRegistry} an order
  * service locks orders with, and a {@code @Scheduled} report that ShedLock runs on one node at a
  * time. Start it twice against one ensemble and the report still runs on one node at a time.
  *
  * <p>Run: {@code java dev.baton.examples.spring.ReportApplication --baton.connect-string=host:port}
- * (the examples' test starts an embedded ZooKeeper and two of these).
+ * (or set {@code BATON_CONNECT}; the examples' test starts an embedded ZooKeeper and two of these).
  */
 @SpringBootApplication
 @EnableScheduling

@@ -1,6 +1,5 @@
 package dev.baton.spring.boot;
 
-import dev.baton.ConnectionState;
 import dev.baton.redis.RedisBaton;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
@@ -14,6 +13,7 @@ import org.springframework.boot.actuate.health.Health;
 public class BatonRedisHealthIndicator extends AbstractHealthIndicator {
   private final RedisBaton redis;
 
+  /** An indicator of {@code redis}'s connection. */
   public BatonRedisHealthIndicator(RedisBaton redis) {
     super("Baton Redis health check failed");
     this.redis = redis;
@@ -21,16 +21,7 @@ public class BatonRedisHealthIndicator extends AbstractHealthIndicator {
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    ConnectionState state = redis.connectionState();
-    builder.withDetail("state", state.name()).withDetail("address", redis.address());
-    if (state.isConnected()) {
-      builder.up();
-      return;
-    }
-    builder.down();
-    redis.disconnectedSince().ifPresent(since -> builder.withDetail("since", since.toString()));
-    builder.withDetail("reason", state == ConnectionState.LOST
-        ? "no connection to " + redis.address() + " for longer than the lease TTL: every lock of this client is lost"
-        : "connection to " + redis.address() + " dropped; reconnecting, held locks are in doubt");
+    ClientHealth health = ClientHealth.of(redis);
+    (health.up() ? builder.up() : builder.down()).withDetails(health.details());
   }
 }

@@ -1,9 +1,8 @@
 package dev.baton.spring.boot;
 
 import dev.baton.Baton;
-import dev.baton.ConnectionState;
-import org.springframework.boot.actuate.health.AbstractHealthIndicator;
-import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
 
 /**
  * The ZooKeeper client's session as Actuator health ({@code /actuator/health/baton}): UP while
@@ -13,6 +12,7 @@ import org.springframework.boot.actuate.health.Health;
 public class BatonHealthIndicator extends AbstractHealthIndicator {
   private final Baton baton;
 
+  /** An indicator of {@code baton}'s session. */
   public BatonHealthIndicator(Baton baton) {
     super("Baton health check failed");
     this.baton = baton;
@@ -20,10 +20,7 @@ public class BatonHealthIndicator extends AbstractHealthIndicator {
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    ConnectionState state = baton.connectionState();
-    (state.isConnected() ? builder.up() : builder.down())
-        .withDetail("state", state.name())
-        .withDetail("connectString", baton.connectString())
-        .withDetail("sessionId", "0x" + Long.toHexString(baton.sessionId()));
+    ClientHealth health = ClientHealth.of(baton);
+    (health.up() ? builder.up() : builder.down()).withDetails(health.details());
   }
 }

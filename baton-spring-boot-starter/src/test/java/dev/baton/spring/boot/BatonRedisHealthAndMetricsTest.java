@@ -11,24 +11,20 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * The Redis client's health and metrics through the starter, against a redis-server of each test's
+ * The Redis client's health (what either Boot generation's indicator reports) and metrics through the starter, against a redis-server of each test's
  * own that the test stops.
  */
-class BatonRedisActuatorAutoConfigurationTest {
+class BatonRedisHealthAndMetricsTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private EmbeddedRedis redis;
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BatonRedisAutoConfiguration.class,
-          BatonRedisActuatorAutoConfiguration.class, BatonMetricsAutoConfiguration.class,
-          HealthContributorAutoConfiguration.class));
+          BatonMetricsAutoConfiguration.class));
 
   @BeforeEach
   void startServer() {
@@ -43,30 +39,24 @@ class BatonRedisActuatorAutoConfigurationTest {
   @Test
   void serverStopped_healthDownWithTheReasonThenUpWhenBack() {
     runner.withPropertyValues("baton.redis.uri=" + redis.uri(), "baton.redis.lease-ttl=1500ms").run(context -> {
-      BatonRedisHealthIndicator indicator = context.getBean(BatonRedisHealthIndicator.class);
-      Health up = indicator.health();
-      assertThat(up.getStatus()).isEqualTo(Status.UP);
-      assertThat(up.getDetails()).containsEntry("state", "CONNECTED").containsEntry("address", redis.uri());
+      RedisBaton client = context.getBean(RedisBaton.class);
+      ClientHealth up = ClientHealth.of(client);
+      assertThat(up.up()).isTrue();
+      assertThat(up.details()).containsEntry("state", "CONNECTED").containsEntry("address", redis.uri());
 
       redis.kill();
 
-      await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
-      await().atMost(WAIT).until(() -> "LOST".equals(indicator.health().getDetails().get("state")));
-      Health down = indicator.health();
-      assertThat(down.getDetails()).containsKey("since");
-      assertThat((String) down.getDetails().get("reason")).contains(redis.uri()).contains("lease TTL");
+      await().atMost(WAIT).until(() -> !ClientHealth.of(client).up());
+      await().atMost(WAIT).until(() -> "LOST".equals(ClientHealth.of(client).details().get("state")));
+      ClientHealth down = ClientHealth.of(client);
+      assertThat(down.details()).containsKey("since");
+      assertThat((String) down.details().get("reason")).contains(redis.uri()).contains("lease TTL");
 
       redis.restart();
 
-      await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
-      assertThat(indicator.health().getDetails()).containsEntry("state", "RECONNECTED");
+      await().atMost(WAIT).until(() -> ClientHealth.of(client).up());
+      assertThat(ClientHealth.of(client).details()).containsEntry("state", "RECONNECTED");
     });
-  }
-
-  @Test
-  void healthIndicatorDisabled_noBean() {
-    runner.withPropertyValues("baton.redis.uri=" + redis.uri(), "management.health.baton-redis.enabled=false")
-        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(BatonRedisHealthIndicator.class));
   }
 
   @Test

@@ -3,9 +3,7 @@ package dev.baton.spring.integration;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexLock;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
@@ -33,32 +31,23 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * dev.baton.lock.LockLostException} from {@code unlock()}, where {@code RedisLockRegistry} throws
  * {@code ConcurrentModificationException}.
  *
+ * <p>This class is the Spring Integration 6 registry ({@code baton-spring-boot-starter}, Boot 3.5);
+ * {@code baton-spring-boot4-starter} has one on Spring Integration 7's {@code DistributedLock}.
+ *
  * <p><b>Renewal</b> is automatic (a ZooKeeper lease lives with the session; a Redis lease is renewed
  * by the client while held), so {@link #renewLock(Object)} only checks that the calling thread
  * still holds a valid lease, and throws {@code IllegalStateException} otherwise, as {@code
  * RedisLockRegistry.renewLock} does for a lock it cannot renew.
  */
 public final class BatonLockRegistry implements ExpirableLockRegistry, RenewableLockRegistry {
-  private final Function<String, Mutex> mutexes;
-  private final LockKeyLayout layout;
-  private final Map<String, Entry> locks = new ConcurrentHashMap<>();
-
-  private static final class Entry {
-    final MutexLock lock;
-    volatile long lastObtainedMillis;
-
-    Entry(MutexLock lock) {
-      this.lock = lock;
-    }
-  }
+  private final LockTable<MutexLock> locks;
 
   /**
    * A registry whose locks are {@code mutexes.apply(layout.nameFor(key))}: pass {@code baton::mutex}
    * or {@code redisBaton::mutex}, or a lambda that adds {@code MutexOptions}.
    */
   public BatonLockRegistry(Function<String, Mutex> mutexes, LockKeyLayout layout) {
-    this.mutexes = Objects.requireNonNull(mutexes, "mutexes");
-    this.layout = Objects.requireNonNull(layout, "layout");
+    this.locks = new LockTable<>(mutexes, layout, Function.identity());
   }
 
   /**
@@ -68,10 +57,7 @@ public final class BatonLockRegistry implements ExpirableLockRegistry, Renewable
    */
   @Override
   public Lock obtain(Object lockKey) {
-    String name = layout.nameFor(lockKey);
-    Entry entry = locks.computeIfAbsent(name, n -> new Entry(MutexLock.of(mutexes.apply(n))));
-    entry.lastObtainedMillis = System.currentTimeMillis();
-    return entry.lock;
+    return locks.obtain(lockKey);
   }
 
   /**
@@ -81,8 +67,7 @@ public final class BatonLockRegistry implements ExpirableLockRegistry, Renewable
    */
   @Override
   public void expireUnusedOlderThan(long age) {
-    long now = System.currentTimeMillis();
-    locks.entrySet().removeIf(e -> now - e.getValue().lastObtainedMillis >= age && !e.getValue().lock.isHeldInThisProcess());
+    locks.expireUnusedOlderThan(age);
   }
 
   /**
@@ -94,15 +79,15 @@ public final class BatonLockRegistry implements ExpirableLockRegistry, Renewable
    */
   @Override
   public void renewLock(Object lockKey) {
-    String name = layout.nameFor(lockKey);
-    Entry entry = locks.get(name);
-    Lease lease = entry == null ? null : entry.lock.currentLease().orElse(null);
-    if (lease == null) {
-      throw new IllegalStateException("cannot renew the lock " + name + ": the current thread does not hold it");
-    }
-    if (!lease.isValid()) {
-      throw new IllegalStateException("cannot renew the lock " + name + ": its lease is " + lease.state());
-    }
+    locks.heldByCurrentThread(lockKey);
+  }
+
+  /**
+   * The lease behind the calling thread's hold of {@code lockKey}'s lock (its fencing token, state
+   * and listeners); empty if the thread does not hold it.
+   */
+  public Optional<Lease> currentLease(Object lockKey) {
+    return locks.currentLease(lockKey);
   }
 
   /** How many lock objects the registry keeps now (held ones and those not yet expired). */

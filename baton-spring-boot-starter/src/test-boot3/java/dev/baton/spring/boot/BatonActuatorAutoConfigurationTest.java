@@ -1,0 +1,77 @@
+package dev.baton.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.testkit.ZooKeeperExtension;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.info.InfoContributorAutoConfiguration;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Boot 3.5's Actuator: the health indicators and the info entry are there, and can be switched off. */
+class BatonActuatorAutoConfigurationTest {
+  @RegisterExtension
+  static final ZooKeeperExtension zk = new ZooKeeperExtension();
+  private static EmbeddedRedis redis;
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class,
+          BatonActuatorAutoConfiguration.class, BatonRedisActuatorAutoConfiguration.class,
+          HealthContributorAutoConfiguration.class, InfoContributorAutoConfiguration.class))
+      .withPropertyValues("baton.connect-string=" + zk.connectString(), "baton.namespace=/shop");
+
+  @BeforeAll
+  static void startRedis() {
+    redis = EmbeddedRedis.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    redis.close();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void actuatorPresent_healthOfBothClientsUpAndInfoWithSettings() {
+    runner.withPropertyValues("baton.redis.uri=" + redis.uri()).run(context -> {
+      Map<String, HealthIndicator> indicators = context.getBeansOfType(HealthIndicator.class);
+      assertThat(indicators).containsKeys("batonHealthIndicator", "batonRedisHealthIndicator");
+      assertThat(indicators.get("batonHealthIndicator").health().getStatus()).isEqualTo(Status.UP);
+      assertThat(indicators.get("batonHealthIndicator").health().getDetails()).containsEntry("state", "CONNECTED")
+          .containsEntry("connectString", zk.connectString()).containsKey("sessionId");
+      assertThat(indicators.get("batonRedisHealthIndicator").health().getDetails()).containsEntry("address", redis.uri());
+      Info.Builder info = new Info.Builder();
+      context.getBean(BatonInfoContributor.class).contribute(info);
+      assertThat((Map<String, Object>) info.build().get("baton")).containsEntry("namespace", "/shop")
+          .containsEntry("tls", false).containsEntry("auth", false);
+    });
+  }
+
+  @Test
+  void healthIndicatorsSwitchedOff_noIndicators() {
+    runner.withPropertyValues("baton.redis.uri=" + redis.uri(), "management.health.baton.enabled=false",
+        "management.health.baton-redis.enabled=false").run(context -> assertThat(context).hasNotFailed()
+            .doesNotHaveBean(BatonHealthIndicator.class).doesNotHaveBean(BatonRedisHealthIndicator.class));
+  }
+
+  @Test
+  void actuatorAbsent_clientWithoutHealthOrInfo() {
+    // Boot's own Actuator configurations are left out too: they cannot load without Actuator.
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class,
+            BatonActuatorAutoConfiguration.class))
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+        .withPropertyValues("baton.connect-string=" + zk.connectString())
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(dev.baton.Baton.class)
+            .doesNotHaveBean(BatonHealthIndicator.class).doesNotHaveBean(BatonInfoContributor.class));
+  }
+}
