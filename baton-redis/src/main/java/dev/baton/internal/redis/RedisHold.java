@@ -31,6 +31,10 @@ final class RedisHold {
   private final String ownerId;
   private final String value;
   private final long token;
+  /** The last token the grant reserved: local hand-over may hand out up to it. */
+  private final long reservedEnd;
+  /** The last token handed out; the release gives the rest of the reservation back. */
+  private volatile long usedEnd;
   private final long ttlNanos;
   private final long validNanos;
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
@@ -42,12 +46,15 @@ final class RedisHold {
   private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
 
-  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long grantedAt) {
+  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long reserved,
+      long grantedAt) {
     this.mutex = mutex;
     this.session = session;
     this.ownerId = ownerId;
     this.value = value;
     this.token = token;
+    this.reservedEnd = token + Math.max(1, reserved) - 1;
+    this.usedEnd = token;
     this.ttlNanos = session.settings().leaseTtl().toNanos();
     this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
     this.periodNanos = session.settings().renewEvery().toNanos();
@@ -91,6 +98,18 @@ final class RedisHold {
 
   String ownerId() {
     return ownerId;
+  }
+
+  /** How many tokens the grant reserved, from {@link #token()} on: the most tenures this hold may serve. */
+  long reserved() {
+    return reservedEnd - token + 1;
+  }
+
+  /** Records that {@code handedOut}, one of the reserved tokens, was handed to a holder. */
+  void use(long handedOut) {
+    if (handedOut > usedEnd) {
+      usedEnd = handedOut;
+    }
   }
 
   /** The state, LOST as soon as the lease's time is up, even if the expiry check has not run yet. */
@@ -155,32 +174,21 @@ final class RedisHold {
     moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT);
     stopTimers();
     session.unregister(this);
-    // Sent for a lost lease too: the script deletes only a key that still holds our value.
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    sendRelease(done, 0);
-    return done;
+    // Sent for a lost lease too: the script deletes only a key that still holds our value. Worth
+    // sending again while the key could still be ours; after that its TTL has freed it.
+    return session.sendUntilDone(
+        () -> mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId, Long.toString(reservedEnd),
+            Long.toString(usedEnd)),
+        () -> lastRenewedAt + ttlNanos)
+        .exceptionally(error -> {
+          log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
+          return null;
+        });
   }
 
   /** As {@link #release()}, when the client closes. */
   CompletableFuture<Void> releaseOnClose() {
     return release();
-  }
-
-  private void sendRelease(CompletableFuture<Void> done, int attempt) {
-    mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId).whenComplete((released, error) -> {
-      if (error == null) {
-        done.complete(null);
-        return;
-      }
-      // Worth trying again while the key could still be ours; after that its TTL has freed it.
-      long left = lastRenewedAt + ttlNanos - System.nanoTime();
-      if (RedisErrors.isTransient(error) && left > 0 && !session.isClosed()) {
-        session.schedule(() -> sendRelease(done, attempt + 1), Math.min(1000, 50L << Math.min(attempt, 4)));
-      } else {
-        log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
-        done.complete(null);
-      }
-    });
   }
 
   private void renew() {

@@ -52,7 +52,7 @@ public final class RedisLockMutex implements Mutex {
       session.prepareReplicated(keys.lock()); // connects now, on the caller's thread, not later on an I/O thread
     }
     if (options.localHandOvers() > 0) {
-      cohort = new LocalCohort(this, session, options.localHandOvers());
+      cohort = new LocalCohort(this, session);
       session.register(cohort);
     } else {
       cohort = null;

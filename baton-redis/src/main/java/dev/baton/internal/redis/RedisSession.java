@@ -236,6 +236,32 @@ public final class RedisSession {
     }
   }
 
+  /**
+   * Sends {@code command} again after a transient failure (50 ms, doubling to a second) while
+   * {@code worthItUntil} (a {@link System#nanoTime} reading) has not passed and the client is open;
+   * the future completes once it succeeded, failed for good, or stopped being worth it. For the
+   * clean-up commands (a release, a withdrawal) whose loss would leave a key to its TTL.
+   */
+  CompletableFuture<Void> sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
+      java.util.function.LongSupplier worthItUntil) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    sendUntilDone(command, worthItUntil, done, 0);
+    return done;
+  }
+
+  private void sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
+      java.util.function.LongSupplier worthItUntil, CompletableFuture<Void> done, int attempt) {
+    command.get().whenComplete((reply, error) -> {
+      if (error == null) {
+        done.complete(null);
+      } else if (RedisErrors.isTransient(error) && worthItUntil.getAsLong() - System.nanoTime() > 0 && !closed) {
+        schedule(() -> sendUntilDone(command, worthItUntil, done, attempt + 1), Math.min(1000, 50L << Math.min(attempt, 4)));
+      } else {
+        done.completeExceptionally(error);
+      }
+    });
+  }
+
   /** Runs {@code task} on the timer unless the client is closed. */
   void schedule(Runnable task, long delayMillis) {
     if (!closed) {
