@@ -306,4 +306,40 @@ class RedisFaultTest extends RedisTestSupport {
       assertThat(next.isValid()).isTrue();
     }
   }
+
+  @Test
+  void leaseListeners_hearTheChangesInTheOrderTheyHappened_evenWhenTheirExecutorIsSlowToTakeThem() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    Lease lease = cutOff.mutex("ordered").acquire();
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch firstTaken = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch letFirstGo = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+    // Runs the listener on the thread that hands it over; the first hand-over stalls until the test lets it go.
+    java.util.concurrent.Executor stallsFirst = task -> {
+      if (first.getAndSet(false)) {
+        firstTaken.countDown();
+        try {
+          letFirstGo.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      task.run();
+    };
+    lease.addListener((l, state) -> heard.add(state), stallsFirst);
+
+    proxy.cut(); // SUSPECT, whose hand-over stalls
+    assertThat(firstTaken.await(10, TimeUnit.SECONDS)).isTrue();
+    // Meanwhile the lease's time runs out, found on another thread: LOST.
+    await().atMost(Duration.ofSeconds(10)).until(() -> lease.state() == LeaseState.LOST);
+    letFirstGo.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains(LeaseState.LOST));
+    assertThat(heard).containsExactly(LeaseState.SUSPECT, LeaseState.LOST);
+    lease.close();
+  }
 }

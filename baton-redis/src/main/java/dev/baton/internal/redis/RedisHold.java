@@ -38,6 +38,9 @@ final class RedisHold {
   private final long ttlNanos;
   private final long validNanos;
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
+  /** Changes not yet handed to the listeners' executors, in the order they happened. Guarded by this. */
+  private final java.util.ArrayDeque<Announcement> announcements = new java.util.ArrayDeque<>();
+  private boolean announcing; // guarded by this
   private final AtomicBoolean renewing = new AtomicBoolean();
   private LeaseState state = LeaseState.HELD; // guarded by this
   private boolean released; // guarded by this
@@ -146,7 +149,10 @@ final class RedisHold {
 
   /** Tells a listener that {@link #removeListener} took off that its lease was released: its last change. */
   void tellReleased(Object registration) {
-    ((Registered) registration).tell(LeaseState.RELEASED);
+    synchronized (this) {
+      announcements.add(new Announcement(LeaseState.RELEASED, (Registered) registration));
+    }
+    announce();
   }
 
   Executor defaultExecutor() {
@@ -277,12 +283,49 @@ final class RedisHold {
         return false;
       }
       state = next;
+      announcements.add(new Announcement(next, null));
     }
-    for (Registered registered : listeners) {
-      registered.tell(next);
-    }
+    announce();
     return true;
   }
+
+  /**
+   * Hands the changes to the listeners' executors in the order they happened, one thread at a time:
+   * two changes on two threads (a renewal's reply, a dropped connection, the expiry timer) would
+   * otherwise race from the monitor to the executors, and a listener hear HELD after SUSPECT or
+   * SUSPECT after LOST. No monitor is held while an executor takes a task.
+   */
+  private void announce() {
+    while (true) {
+      Announcement next;
+      synchronized (this) {
+        if (announcing) {
+          return; // the thread announcing hands this one over after its own
+        }
+        next = announcements.poll();
+        if (next == null) {
+          return;
+        }
+        announcing = true;
+      }
+      try {
+        if (next.only() != null) {
+          next.only().tell(next.state());
+        } else {
+          for (Registered registered : listeners) {
+            registered.tell(next.state());
+          }
+        }
+      } finally {
+        synchronized (this) {
+          announcing = false;
+        }
+      }
+    }
+  }
+
+  /** A change for every listener, or ({@code only != null}) for one. */
+  private record Announcement(LeaseState state, Registered only) {}
 
   @Override
   public String toString() {
