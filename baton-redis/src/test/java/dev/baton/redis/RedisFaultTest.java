@@ -342,4 +342,20 @@ class RedisFaultTest extends RedisTestSupport {
     assertThat(heard).containsExactly(LeaseState.SUSPECT, LeaseState.LOST);
     lease.close();
   }
+
+  @Test
+  void aServerThatMayEvictKeys_isWarnedOfAtConnect() {
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream originalErr = System.err;
+    raw().configSet("maxmemory-policy", "allkeys-lru");
+    System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8)); // where slf4j-simple writes
+    try {
+      client();
+      await().atMost(Duration.ofSeconds(10)).until(() -> log.toString(StandardCharsets.UTF_8).contains("maxmemory-policy"));
+      assertThat(log.toString(StandardCharsets.UTF_8)).contains("WARN").contains("allkeys-lru").contains(redis.uri());
+    } finally {
+      System.setErr(originalErr);
+      raw().configSet("maxmemory-policy", "noeviction");
+    }
+  }
 }

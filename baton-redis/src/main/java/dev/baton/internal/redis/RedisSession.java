@@ -89,7 +89,29 @@ public final class RedisSession {
   public static RedisSession open(RedisSettings settings) {
     RedisSession session = new RedisSession(settings, RedisLink.open(settings));
     session.link.addListener(session.new ConnectionWatch());
+    session.warnIfKeysMayBeEvicted();
     return session;
+  }
+
+  /**
+   * Warns once, without delaying the connect, if the server may evict keys under memory pressure: an
+   * evicted lock key lets a second holder in while the first still reads its lease as valid, and an
+   * evicted counter sends tokens back to the clock's floor. A server that refuses {@code CONFIG}
+   * (managed services often rename it) is not judged.
+   */
+  private void warnIfKeysMayBeEvicted() {
+    link.commands().configGet("maxmemory-policy").whenComplete((config, error) -> {
+      if (error != null) {
+        log.debug("Could not read maxmemory-policy of Redis at {}: {}", link.address(), error.toString());
+        return;
+      }
+      String policy = config == null ? null : config.get("maxmemory-policy");
+      if (policy != null && !policy.equalsIgnoreCase("noeviction")) {
+        log.warn("Redis at {} has maxmemory-policy {}: under memory pressure it may evict a lock's key, and a"
+            + " second client then gets a lock that is still held. Set maxmemory-policy noeviction on servers"
+            + " that hold locks.", link.address(), policy);
+      }
+    });
   }
 
   public String address() {
