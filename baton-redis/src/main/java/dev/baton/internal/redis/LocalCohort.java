@@ -108,6 +108,11 @@ final class LocalCohort {
         } else if (!waiting.isEmpty() && hold == null && queueing == null) {
           startQueueing(waiting.peekFirst().thread); // withdrawn for a waiter that gave up; others remain
         }
+      } else if (hold != null) {
+        // One hold at a time, its tenures one after another: a second grant would run a second
+        // HELD tenure beside one still in use. Cannot happen while one acquisition at a time
+        // queues (see withdraw); kept as the guard of that rule.
+        granted.release();
       } else {
         hold = granted;
         served = 0;
@@ -171,8 +176,9 @@ final class LocalCohort {
     synchronized (this) {
       waiting.remove(waiter);
       if (waiting.isEmpty() && queueing != null && !inUse) {
+        // Still queueing until onQueued hears how it ended: its grant may be on its way, and a
+        // waiter that comes meanwhile must not start a second acquisition beside it.
         abandoned = queueing;
-        queueing = null;
       }
     }
     if (abandoned != null) {

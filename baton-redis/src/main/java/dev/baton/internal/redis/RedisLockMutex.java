@@ -64,6 +64,11 @@ public final class RedisLockMutex implements Mutex {
     return Tenure.handedOver(lease);
   }
 
+  /** The local queue of this mutex's threads, {@code null} without local hand-over. */
+  LocalCohort cohort() {
+    return cohort;
+  }
+
   /** The tokens each grant reserves (one per holder it may serve), as the acquire script takes it. */
   String tokensPerGrantArg() {
     return tokensPerGrantArg;
