@@ -22,7 +22,11 @@ import java.util.Objects;
  * the next local waiter without a command to Redis, at most {@code localHandOvers} times in a row,
  * then it is released in Redis even if local waiters remain, so another client's waiter waits
  * behind at most that many. Each local holder gets the next fencing token: a grant reserves
- * {@code localHandOvers + 1} tokens in the counter, so the next grant's token is larger still.
+ * {@code localHandOvers + 1} tokens in the counter, so the next grant's token is larger still, and
+ * the release gives back those not handed out. A reservation never runs the counter more than
+ * {@code localHandOvers} microseconds ahead of the server's clock, which the tokens fall back on
+ * should the counter be lost: a grant that finds the counter ahead already reserves fewer, and its
+ * holder hands over fewer times in a row.
  *
  * @param layout the key layout; {@link RedisLockLayout#PLAIN} by default
  * @param replicaAcks how many replicas must acknowledge each grant; 0 (the default) waits for none

@@ -106,4 +106,35 @@ class LocalHandOverTest extends RedisTestSupport {
     assertThatThrownBy(() -> RedisMutexOptions.defaults().withLocalHandOver(5000))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("localHandOvers");
   }
+
+  @Test
+  void afterTheCounterIsLost_theNextTokenIsLargerThanEveryTokenHandedOut() {
+    // Each grant reserves a token per possible hand-over; a burst that uses few must not leave the
+    // counter ahead of the clock, which is all that is left once the counter is gone.
+    Mutex mutex = client().mutex("burst", RedisMutexOptions.defaults().withLocalHandOver(4095));
+    long largest = 0;
+    for (int i = 0; i < 1000; i++) {
+      try (Lease lease = mutex.acquire()) {
+        largest = Math.max(largest, lease.fencingToken());
+      }
+    }
+
+    raw().del("baton_lock_token:{burst}"); // evicted, deleted, or lost in a restart or failover
+
+    try (Lease next = client().mutex("burst").acquire(Duration.ofSeconds(5))) {
+      assertThat(next.fencingToken()).isGreaterThan(largest);
+    }
+  }
+
+  @Test
+  void aCounterAheadOfTheClock_isNotPushedFurtherAheadByAReservation() {
+    List<String> time = raw().time();
+    long clockMicros = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    raw().set("baton_lock_token:{ahead}", Long.toString(clockMicros + 60_000_000)); // a minute ahead
+
+    try (Lease lease = client().mutex("ahead", RedisMutexOptions.defaults().withLocalHandOver(4095)).acquire()) {
+      assertThat(lease.fencingToken()).isEqualTo(clockMicros + 60_000_001);
+      assertThat(raw().get("baton_lock_token:{ahead}")).isEqualTo(Long.toString(lease.fencingToken()));
+    }
+  }
 }

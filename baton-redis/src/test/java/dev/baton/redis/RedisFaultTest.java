@@ -22,8 +22,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class RedisFaultTest extends RedisTestSupport {
 
@@ -210,6 +213,149 @@ class RedisFaultTest extends RedisTestSupport {
       }
     } finally {
       holder.destroyForcibly();
+    }
+  }
+
+  /**
+   * A client behind {@code proxy} whose command timeout is shorter than the delay the tests put on
+   * the link, so that a command is applied in Redis while its caller hears a timeout.
+   */
+  private RedisBaton slowClient(FaultProxy proxy, Duration ttl, Duration renewEvery, Duration commandTimeout) {
+    return client(RedisBaton.builder().uri("redis://" + proxy.connectString()).leaseTtl(ttl).renewEvery(renewEvery)
+        .commandTimeout(commandTimeout).connectTimeout(Duration.ofMillis(500)));
+  }
+
+  /**
+   * Acquires {@code mutex} so that Redis grants it but the reply is lost: the link is slower than the
+   * command timeout, and cut once the key is there. {@code whileCut} runs before the link comes back,
+   * and the retry then finds the grant.
+   */
+  private static Lease grantedWithItsReplyLost(FaultProxy proxy, Mutex mutex, Runnable whileCut) throws Exception {
+    mutex.acquire().close(); // the server knows the scripts: an attempt needs no second round trip
+    await().atMost(Duration.ofSeconds(10)).until(() -> raw().exists(mutex.path()) == 0); // the release is sent, not awaited
+    proxy.delay(Duration.ofMillis(1500));
+    CompletableFuture<Lease> pending = mutex.acquireAsync();
+    await().atMost(Duration.ofSeconds(10)).until(() -> raw().exists(mutex.path()) == 1);
+    proxy.cut();
+    whileCut.run();
+    proxy.restore();
+    return pending.get(10, TimeUnit.SECONDS);
+  }
+
+  @ParameterizedTest
+  @EnumSource(RedisLockLayout.class)
+  void aGrantWhoseReplyWasLost_foundByTheRetry_neverLetsASecondClientInWhileTheLeaseReadsValid(RedisLockLayout layout)
+      throws Exception {
+    RedisMutexOptions options = RedisMutexOptions.defaults().withLayout(layout);
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton first = slowClient(proxy, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(1));
+    // The outage lasted most of the TTL: the grant's key has half a second left when the retry finds it.
+    Lease lease = grantedWithItsReplyLost(proxy, first.mutex("retried", options), () -> raw().pexpire("retried", 500));
+
+    Instant firstValidUntil = lease.validUntil();
+    List<Boolean> firstValidWhenSecondGranted = new CopyOnWriteArrayList<>();
+    CompletableFuture<Lease> second = client().mutex("retried", options).acquireAsync().thenApply(next -> {
+      firstValidWhenSecondGranted.add(lease.isValid());
+      return next;
+    });
+    // Long enough for the half second to run out, and for the first lease's renewal to be due.
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> second.isDone() || lease.validUntil().isAfter(firstValidUntil.plusMillis(500)));
+    lease.close();
+    try (Lease next = second.get(10, TimeUnit.SECONDS)) {
+      assertThat(firstValidWhenSecondGranted).containsExactly(false);
+      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+    }
+  }
+
+  @Test
+  void redissonLayout_aGrantWhoseReplyWasLost_isFoundByTheRetry_evenWithItsHolderRecordGone() throws Exception {
+    RedisMutexOptions redisson = RedisMutexOptions.defaults().withLayout(RedisLockLayout.REDISSON);
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton first = slowClient(proxy, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(1));
+    Lease earlier = client().mutex("recordless", redisson).acquire();
+    long earlierToken = earlier.fencingToken();
+    earlier.close();
+
+    Lease lease = grantedWithItsReplyLost(proxy, first.mutex("recordless", redisson),
+        () -> raw().del("baton_lock_holder:{recordless}")); // evicted, or deleted by an operator
+
+    assertThat(lease.state()).isEqualTo(LeaseState.HELD);
+    assertThat(lease.fencingToken()).isGreaterThan(earlierToken);
+    lease.close();
+    try (Lease next = client().mutex("recordless", redisson).acquire(Duration.ofSeconds(10))) {
+      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+    }
+  }
+
+  @Test
+  void aTryOnceWhoseReplyWasLost_leavesNoHolderBehind() {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton slow = slowClient(proxy, Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofSeconds(1));
+    slow.mutex("ghost").acquire().close(); // the server knows the scripts: the try needs no second round trip
+    await().atMost(Duration.ofSeconds(10)).until(() -> raw().exists("ghost") == 0); // the release is sent, not awaited
+    proxy.delay(Duration.ofMillis(1500));
+
+    assertThatThrownBy(() -> slow.mutex("ghost").tryAcquire(Duration.ZERO)).isInstanceOf(ConnectionException.class)
+        .hasMessageContaining("in time");
+    // The try arrives after its caller gave up, and is granted: a holder nobody knows of, for a minute.
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> raw().exists("ghost") == 1);
+    proxy.delay(Duration.ZERO); // the link recovers; bytes on their way keep their delay
+
+    try (Lease next = client().mutex("ghost").acquire(Duration.ofSeconds(10))) {
+      assertThat(next.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void leaseListeners_hearTheChangesInTheOrderTheyHappened_evenWhenTheirExecutorIsSlowToTakeThem() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    Lease lease = cutOff.mutex("ordered").acquire();
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch firstTaken = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch letFirstGo = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+    // Runs the listener on the thread that hands it over; the first hand-over stalls until the test lets it go.
+    java.util.concurrent.Executor stallsFirst = task -> {
+      if (first.getAndSet(false)) {
+        firstTaken.countDown();
+        try {
+          letFirstGo.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      task.run();
+    };
+    lease.addListener((l, state) -> heard.add(state), stallsFirst);
+
+    proxy.cut(); // SUSPECT, whose hand-over stalls
+    assertThat(firstTaken.await(10, TimeUnit.SECONDS)).isTrue();
+    // Meanwhile the lease's time runs out, found on another thread: LOST.
+    await().atMost(Duration.ofSeconds(10)).until(() -> lease.state() == LeaseState.LOST);
+    letFirstGo.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains(LeaseState.LOST));
+    assertThat(heard).containsExactly(LeaseState.SUSPECT, LeaseState.LOST);
+    lease.close();
+  }
+
+  @Test
+  void aServerThatMayEvictKeys_isWarnedOfAtConnect() {
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream originalErr = System.err;
+    raw().configSet("maxmemory-policy", "allkeys-lru");
+    System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8)); // where slf4j-simple writes
+    try {
+      client();
+      await().atMost(Duration.ofSeconds(10)).until(() -> log.toString(StandardCharsets.UTF_8).contains("maxmemory-policy"));
+      assertThat(log.toString(StandardCharsets.UTF_8)).contains("WARN").contains("allkeys-lru").contains(redis.uri());
+    } finally {
+      System.setErr(originalErr);
+      raw().configSet("maxmemory-policy", "noeviction");
     }
   }
 }

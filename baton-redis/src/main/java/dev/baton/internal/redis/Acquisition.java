@@ -68,8 +68,12 @@ final class Acquisition {
       }
       result.whenComplete((hold, error) -> timeout.cancel());
     }
-    // Listening already (the lock was contended lately): every release after the first attempt is heard.
-    listening = queue && session.notices().joinIfSubscribed(mutex.keys().channel(), this);
+    if (queue) {
+      // Listening already (the lock was contended lately): every release after the first attempt is heard.
+      listening = true;
+      listening = session.notices().joinIfSubscribed(mutex.keys().channel(), this);
+      leaveIfDone();
+    }
     attempt();
     return result;
   }
@@ -107,7 +111,7 @@ final class Acquisition {
       if (error != null) {
         onError(error);
       } else if (((Long) reply.get(0)) == 1L) {
-        onGranted((Long) reply.get(1), (String) reply.get(2), sentAt);
+        onGranted((Long) reply.get(1), (String) reply.get(2), reply.size() > 3 ? (Long) reply.get(3) : 1L, sentAt);
       } else {
         onRefused((Long) reply.get(1), (Long) reply.get(2));
       }
@@ -121,12 +125,12 @@ final class Acquisition {
     }
   }
 
-  private void onGranted(long token, String value, long sentAt) {
+  private void onGranted(long token, String value, long reserved, long sentAt) {
     if (granted) {
       return; // a duplicate reply to the same grant; the first one makes the hold
     }
     granted = true;
-    RedisHold hold = new RedisHold(mutex, session, ownerId, value, token, sentAt);
+    RedisHold hold = new RedisHold(mutex, session, ownerId, value, token, reserved, sentAt);
     if (!result.isDone()) {
       mutex.confirm(hold).whenComplete((confirmed, error) -> {
         if (error != null) {
@@ -156,7 +160,9 @@ final class Acquisition {
     if (!listening) {
       // Listen before trying again, so that no release between the two goes unheard.
       listening = true;
-      session.notices().join(mutex.keys().channel(), this).whenComplete((ok, error) -> {
+      CompletableFuture<Void> subscribed = session.notices().join(mutex.keys().channel(), this);
+      leaveIfDone();
+      subscribed.whenComplete((ok, error) -> {
         if (error != null) {
           log.debug("Could not subscribe to release notices of {}; re-checking on the timer", mutex.path(), error);
         }
@@ -167,6 +173,18 @@ final class Acquisition {
     long every = session.settings().recheckEvery().toMillis();
     long delay = rank == 0 && pttl > 0 ? Math.min(pttl + 1, every) : every;
     scheduleRecheck(delay);
+  }
+
+  /**
+   * Leaves the release notices just joined if the acquisition has ended meanwhile: its {@link
+   * #finish()} may have run before the join, and a listener left behind would take the lock's
+   * notices (the Redisson layout's name nobody) from the live waiters of this client for good.
+   * {@code listening} is set before joining and the result read after, so one of the two leaves.
+   */
+  private void leaveIfDone() {
+    if (listening && result.isDone()) {
+      session.notices().leave(mutex.keys().channel(), this);
+    }
   }
 
   private void onError(Throwable error) {
@@ -202,13 +220,20 @@ final class Acquisition {
       session.notices().leave(mutex.keys().channel(), this);
     }
     session.unregister(this);
-    if (result.isCompletedExceptionally() && queue) {
+    // On any failure, a try-once's too: an attempt whose reply was lost (a timeout, a reset) may
+    // have been granted or queued all the same, and would hold the lock for a whole TTL unseen.
+    if (result.isCompletedExceptionally()) {
       withdraw();
     }
   }
 
   private void withdraw() {
-    mutex.scripts(LockScripts.WITHDRAW, member, mutex.keys().layoutArg(), ownerId)
+    // Worth sending again while a grant of a lost reply could still hold the key, or our place in
+    // the queue could still be alive.
+    long until = System.nanoTime() + Math.max(session.settings().leaseTtl().toNanos(),
+        session.settings().waiterLease().toNanos());
+    session.sendUntilDone(() -> mutex.scripts(LockScripts.WITHDRAW, member, mutex.keys().layoutArg(), ownerId),
+            () -> until)
         .whenComplete((released, error) -> {
           if (error != null) {
             log.debug("Could not take a waiter of {} out of the queue; it leaves it within the waiter lease",

@@ -16,8 +16,8 @@ import java.util.function.Supplier;
  * <p>Why it stays safe: one tenure at a time holds the lock, and it has ended before the next
  * begins; a tenure gets the grant's token plus the number served before it, within the tokens the
  * grant reserved; the lock is passed on only while its hold is {@code HELD}, else released, and
- * the waiters queue again; after {@code localHandOvers} in a row it is released in Redis, so
- * another client waits behind at most that many.
+ * the waiters queue again; once the grant's reserved tokens are used (at most {@code
+ * localHandOvers + 1} tenures) it is released in Redis, so another client waits behind at most that many.
  *
  * <p>State is guarded by {@code this}. Futures are completed outside the monitor, so a caller's
  * callback never runs while it is held.
@@ -25,17 +25,15 @@ import java.util.function.Supplier;
 final class LocalCohort {
   private final RedisLockMutex mutex;
   private final RedisSession session;
-  private final int localHandOvers;
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
   private Acquisition queueing;
   private RedisHold hold;
   private boolean inUse;
   private int served;
 
-  LocalCohort(RedisLockMutex mutex, RedisSession session, int localHandOvers) {
+  LocalCohort(RedisLockMutex mutex, RedisSession session) {
     this.mutex = mutex;
     this.session = session;
-    this.localHandOvers = localHandOvers;
   }
 
   private static final class LocalWaiter {
@@ -110,6 +108,11 @@ final class LocalCohort {
         } else if (!waiting.isEmpty() && hold == null && queueing == null) {
           startQueueing(waiting.peekFirst().thread); // withdrawn for a waiter that gave up; others remain
         }
+      } else if (hold != null) {
+        // One hold at a time, its tenures one after another: a second grant would run a second
+        // HELD tenure beside one still in use. Cannot happen while one acquisition at a time
+        // queues (see withdraw); kept as the guard of that rule.
+        granted.release();
       } else {
         hold = granted;
         served = 0;
@@ -127,6 +130,7 @@ final class LocalCohort {
       if (!next.granted.isDone()) {
         inUse = true;
         long token = hold.token() + served;
+        hold.use(token);
         served++;
         return new Grant(next, new Tenure(hold, token, this::onTenureEnd));
       }
@@ -139,7 +143,8 @@ final class LocalCohort {
     Grant grant = null;
     synchronized (this) {
       inUse = false;
-      boolean passOn = !waiting.isEmpty() && served <= localHandOvers && hold.state() == LeaseState.HELD;
+      // Within the tokens the grant reserved: at most localHandOvers + 1, fewer if the counter ran ahead of the clock.
+      boolean passOn = !waiting.isEmpty() && served < hold.reserved() && hold.state() == LeaseState.HELD;
       if (passOn) {
         grant = nextGrant();
       } else {
@@ -171,8 +176,9 @@ final class LocalCohort {
     synchronized (this) {
       waiting.remove(waiter);
       if (waiting.isEmpty() && queueing != null && !inUse) {
+        // Still queueing until onQueued hears how it ended: its grant may be on its way, and a
+        // waiter that comes meanwhile must not start a second acquisition beside it.
         abandoned = queueing;
-        queueing = null;
       }
     }
     if (abandoned != null) {

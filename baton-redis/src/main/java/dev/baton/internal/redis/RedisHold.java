@@ -31,9 +31,16 @@ final class RedisHold {
   private final String ownerId;
   private final String value;
   private final long token;
+  /** The last token the grant reserved: local hand-over may hand out up to it. */
+  private final long reservedEnd;
+  /** The last token handed out; the release gives the rest of the reservation back. */
+  private volatile long usedEnd;
   private final long ttlNanos;
   private final long validNanos;
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
+  /** Changes not yet handed to the listeners' executors, in the order they happened. Guarded by this. */
+  private final java.util.ArrayDeque<Announcement> announcements = new java.util.ArrayDeque<>();
+  private boolean announcing; // guarded by this
   private final AtomicBoolean renewing = new AtomicBoolean();
   private LeaseState state = LeaseState.HELD; // guarded by this
   private boolean released; // guarded by this
@@ -42,12 +49,15 @@ final class RedisHold {
   private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
 
-  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long grantedAt) {
+  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long reserved,
+      long grantedAt) {
     this.mutex = mutex;
     this.session = session;
     this.ownerId = ownerId;
     this.value = value;
     this.token = token;
+    this.reservedEnd = token + Math.max(1, reserved) - 1;
+    this.usedEnd = token;
     this.ttlNanos = session.settings().leaseTtl().toNanos();
     this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
     this.periodNanos = session.settings().renewEvery().toNanos();
@@ -93,6 +103,18 @@ final class RedisHold {
     return ownerId;
   }
 
+  /** How many tokens the grant reserved, from {@link #token()} on: the most tenures this hold may serve. */
+  long reserved() {
+    return reservedEnd - token + 1;
+  }
+
+  /** Records that {@code handedOut}, one of the reserved tokens, was handed to a holder. */
+  void use(long handedOut) {
+    if (handedOut > usedEnd) {
+      usedEnd = handedOut;
+    }
+  }
+
   /** The state, LOST as soon as the lease's time is up, even if the expiry check has not run yet. */
   LeaseState state() {
     checkExpiry();
@@ -127,7 +149,10 @@ final class RedisHold {
 
   /** Tells a listener that {@link #removeListener} took off that its lease was released: its last change. */
   void tellReleased(Object registration) {
-    ((Registered) registration).tell(LeaseState.RELEASED);
+    synchronized (this) {
+      announcements.add(new Announcement(LeaseState.RELEASED, (Registered) registration));
+    }
+    announce();
   }
 
   Executor defaultExecutor() {
@@ -155,32 +180,21 @@ final class RedisHold {
     moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT);
     stopTimers();
     session.unregister(this);
-    // Sent for a lost lease too: the script deletes only a key that still holds our value.
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    sendRelease(done, 0);
-    return done;
+    // Sent for a lost lease too: the script deletes only a key that still holds our value. Worth
+    // sending again while the key could still be ours; after that its TTL has freed it.
+    return session.sendUntilDone(
+        () -> mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId, Long.toString(reservedEnd),
+            Long.toString(usedEnd)),
+        () -> lastRenewedAt + ttlNanos)
+        .exceptionally(error -> {
+          log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
+          return null;
+        });
   }
 
   /** As {@link #release()}, when the client closes. */
   CompletableFuture<Void> releaseOnClose() {
     return release();
-  }
-
-  private void sendRelease(CompletableFuture<Void> done, int attempt) {
-    mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId).whenComplete((released, error) -> {
-      if (error == null) {
-        done.complete(null);
-        return;
-      }
-      // Worth trying again while the key could still be ours; after that its TTL has freed it.
-      long left = lastRenewedAt + ttlNanos - System.nanoTime();
-      if (RedisErrors.isTransient(error) && left > 0 && !session.isClosed()) {
-        session.schedule(() -> sendRelease(done, attempt + 1), Math.min(1000, 50L << Math.min(attempt, 4)));
-      } else {
-        log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
-        done.complete(null);
-      }
-    });
   }
 
   private void renew() {
@@ -269,12 +283,49 @@ final class RedisHold {
         return false;
       }
       state = next;
+      announcements.add(new Announcement(next, null));
     }
-    for (Registered registered : listeners) {
-      registered.tell(next);
-    }
+    announce();
     return true;
   }
+
+  /**
+   * Hands the changes to the listeners' executors in the order they happened, one thread at a time:
+   * two changes on two threads (a renewal's reply, a dropped connection, the expiry timer) would
+   * otherwise race from the monitor to the executors, and a listener hear HELD after SUSPECT or
+   * SUSPECT after LOST. No monitor is held while an executor takes a task.
+   */
+  private void announce() {
+    while (true) {
+      Announcement next;
+      synchronized (this) {
+        if (announcing) {
+          return; // the thread announcing hands this one over after its own
+        }
+        next = announcements.poll();
+        if (next == null) {
+          return;
+        }
+        announcing = true;
+      }
+      try {
+        if (next.only() != null) {
+          next.only().tell(next.state());
+        } else {
+          for (Registered registered : listeners) {
+            registered.tell(next.state());
+          }
+        }
+      } finally {
+        synchronized (this) {
+          announcing = false;
+        }
+      }
+    }
+  }
+
+  /** A change for every listener, or ({@code only != null}) for one. */
+  private record Announcement(LeaseState state, Registered only) {}
 
   @Override
   public String toString() {

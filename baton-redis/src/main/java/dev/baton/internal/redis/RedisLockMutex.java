@@ -52,7 +52,7 @@ public final class RedisLockMutex implements Mutex {
       session.prepareReplicated(keys.lock()); // connects now, on the caller's thread, not later on an I/O thread
     }
     if (options.localHandOvers() > 0) {
-      cohort = new LocalCohort(this, session, options.localHandOvers());
+      cohort = new LocalCohort(this, session);
       session.register(cohort);
     } else {
       cohort = null;
@@ -62,6 +62,11 @@ public final class RedisLockMutex implements Mutex {
   /** Whether {@code lease} came from a local hand-over rather than from Redis: how an observer tells grants apart. */
   public static boolean handedOver(Lease lease) {
     return Tenure.handedOver(lease);
+  }
+
+  /** The local queue of this mutex's threads, {@code null} without local hand-over. */
+  LocalCohort cohort() {
+    return cohort;
   }
 
   /** The tokens each grant reserves (one per holder it may serve), as the acquire script takes it. */
@@ -218,13 +223,7 @@ public final class RedisLockMutex implements Mutex {
     }
     Tenure tenure;
     try {
-      tenure = pending.get();
-    } catch (InterruptedException e) {
-      if (!pending.completeExceptionally(new CancellationException("interrupted"))) {
-        pending.join().exit();
-      }
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
+      tenure = waitFor(pending, name);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof AcquireTimeoutException) {
         return timedOut(timeout, timeoutThrows);
@@ -237,6 +236,27 @@ public final class RedisLockMutex implements Mutex {
     heldByThread.put(thread, tenure);
     tenure.whenEnded(() -> heldByThread.remove(thread, tenure));
     return Optional.of(tenure.newLease());
+  }
+
+  /**
+   * Waits for {@code pending}. On an interrupt it gives the wait up, ends a tenure that came in
+   * meanwhile (nobody will close it), keeps the thread's interrupt flag and throws {@link
+   * BatonInterruptedException}, whatever {@code pending} ended with: a tenure, a try-once's refusal
+   * ({@code null}) or a failure such as a timeout.
+   */
+  static Tenure waitFor(CompletableFuture<Tenure> pending, String name) throws ExecutionException {
+    try {
+      return pending.get();
+    } catch (InterruptedException e) {
+      if (!pending.completeExceptionally(new CancellationException("interrupted")) && !pending.isCompletedExceptionally()) {
+        Tenure late = pending.getNow(null);
+        if (late != null) {
+          late.exit();
+        }
+      }
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
+    }
   }
 
   /** One attempt that does not queue; completes with {@code null} if the lock is taken. */

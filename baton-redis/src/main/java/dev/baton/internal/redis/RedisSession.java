@@ -89,7 +89,29 @@ public final class RedisSession {
   public static RedisSession open(RedisSettings settings) {
     RedisSession session = new RedisSession(settings, RedisLink.open(settings));
     session.link.addListener(session.new ConnectionWatch());
+    session.warnIfKeysMayBeEvicted();
     return session;
+  }
+
+  /**
+   * Warns once, without delaying the connect, if the server may evict keys under memory pressure: an
+   * evicted lock key lets a second holder in while the first still reads its lease as valid, and an
+   * evicted counter sends tokens back to the clock's floor. A server that refuses {@code CONFIG}
+   * (managed services often rename it) is not judged.
+   */
+  private void warnIfKeysMayBeEvicted() {
+    link.commands().configGet("maxmemory-policy").whenComplete((config, error) -> {
+      if (error != null) {
+        log.debug("Could not read maxmemory-policy of Redis at {}: {}", link.address(), error.toString());
+        return;
+      }
+      String policy = config == null ? null : config.get("maxmemory-policy");
+      if (policy != null && !policy.equalsIgnoreCase("noeviction")) {
+        log.warn("Redis at {} has maxmemory-policy {}: under memory pressure it may evict a lock's key, and a"
+            + " second client then gets a lock that is still held. Set maxmemory-policy noeviction on servers"
+            + " that hold locks.", link.address(), policy);
+      }
+    });
   }
 
   public String address() {
@@ -234,6 +256,32 @@ public final class RedisSession {
     } catch (java.util.concurrent.RejectedExecutionException | IllegalStateException e) {
       return null; // the timer or the wheel stopped: the client closed meanwhile
     }
+  }
+
+  /**
+   * Sends {@code command} again after a transient failure (50 ms, doubling to a second) while
+   * {@code worthItUntil} (a {@link System#nanoTime} reading) has not passed and the client is open;
+   * the future completes once it succeeded, failed for good, or stopped being worth it. For the
+   * clean-up commands (a release, a withdrawal) whose loss would leave a key to its TTL.
+   */
+  CompletableFuture<Void> sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
+      java.util.function.LongSupplier worthItUntil) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    sendUntilDone(command, worthItUntil, done, 0);
+    return done;
+  }
+
+  private void sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
+      java.util.function.LongSupplier worthItUntil, CompletableFuture<Void> done, int attempt) {
+    command.get().whenComplete((reply, error) -> {
+      if (error == null) {
+        done.complete(null);
+      } else if (RedisErrors.isTransient(error) && worthItUntil.getAsLong() - System.nanoTime() > 0 && !closed) {
+        schedule(() -> sendUntilDone(command, worthItUntil, done, attempt + 1), Math.min(1000, 50L << Math.min(attempt, 4)));
+      } else {
+        done.completeExceptionally(error);
+      }
+    });
   }
 
   /** Runs {@code task} on the timer unless the client is closed. */

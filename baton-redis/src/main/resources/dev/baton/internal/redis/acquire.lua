@@ -2,21 +2,44 @@
 -- KEYS: 1 lock, 2 fencing counter (kept for good), 3 queue (member -> arrival order), 4 waiter deadlines,
 --       5 holder record (Redisson layout), 6 release channel
 -- ARGV: 1 member (the owner's JSON), 2 ttl ms, 3 'try' | 'queue', 4 waiter lease ms,
---       5 'plain' | 'redisson', 6 owner id (the hash field in the Redisson layout), 7 tokens to
---       reserve: a client that hands the lock between its threads gives each the next token
--- Returns {1, token, value} when granted, else {0, the lock's pttl, the member's rank or -1}.
+--       5 'plain' | 'redisson', 6 owner id (the hash field in the Redisson layout), 7 tokens wanted:
+--       a client that hands the lock between its threads gives each the next token
+-- Returns {1, token, value, tokens reserved} when granted, else {0, the lock's pttl, the member's
+-- rank or -1}. The counter ends at the last token reserved; the release gives back unused ones.
 -- The uncontended grant is the path every cycle takes, so it reads as little as it can: the
 -- queue's sweep of dead waiters runs only when somebody queues.
 redis.replicate_commands()
 local member, ttl, mode, layout, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6]
 local prefix = string.sub(member, 1, -2) .. ',"token":'
 
--- An earlier attempt of this member may have been granted with its reply lost: it holds already.
+-- An earlier attempt of this member was granted with its reply lost (a reset, a command timeout):
+-- it holds already. Its TTL ran from that grant, and the caller counts the lease from this
+-- attempt: the expiry starts again now, or the key could expire while the lease still reads valid.
+-- The token is nil when the Redisson layout's holder record is gone (evicted, deleted).
+local function grantedAgain(token, value)
+  local counter = tonumber(redis.call('GET', KEYS[2]))
+  if not token then
+    local t = redis.call('TIME')
+    token = math.max(counter or 0, tonumber(t[1]) * 1000000 + tonumber(t[2]))
+    value = string.format('%s%.0f,"at":%.0f}', prefix, token, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+    counter = nil
+  end
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  if layout == 'redisson' then redis.call('SET', KEYS[5], value, 'PX', ttl) end
+  -- The tokens reserved are up to the counter; a counter lost since is set again, so that the
+  -- next grant's token is larger than this one.
+  if counter and counter >= token then
+    return {1, token, value, math.min(counter - token + 1, tonumber(ARGV[7]))}
+  end
+  redis.call('SET', KEYS[2], string.format('%.0f', token))
+  return {1, token, value, 1}
+end
+
 local taken, last
 if layout == 'redisson' then
   if redis.call('HEXISTS', KEYS[1], id) == 1 then
     local mine = redis.call('GET', KEYS[5])
-    return {1, tonumber(string.match(mine, '"token":(%d+)')), mine}
+    return grantedAgain(mine and tonumber(string.match(mine, '"token":(%d+)')), mine)
   end
   taken = redis.call('EXISTS', KEYS[1]) == 1
 else
@@ -25,7 +48,7 @@ else
   local read = redis.call('MGET', KEYS[1], KEYS[2])
   local current = read[1]
   if current and string.sub(current, 1, #prefix) == prefix then
-    return {1, tonumber(string.match(current, '"token":(%d+)')), current}
+    return grantedAgain(tonumber(string.match(current, '"token":(%d+)')), current)
   end
   taken, last = current ~= false, read[2]
 end
@@ -43,6 +66,12 @@ if head and head ~= member then
     redis.call('ZREM', KEYS[4], dead[i])
   end
   if #dead > 0 then head = redis.call('ZRANGE', KEYS[3], 0, 0)[1] end
+  -- A head with no deadline (the deadlines key evicted or deleted) is never swept above, and the
+  -- live waiters behind it, refreshing the queue, would starve: it counts as dead, as in waiters.lua.
+  while head and head ~= member and not redis.call('ZSCORE', KEYS[4], head) do
+    redis.call('ZREM', KEYS[3], head)
+    head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+  end
 end
 
 if not taken then
@@ -54,6 +83,11 @@ if not taken then
     -- refuses the latter rather than letting the SET below overwrite it.
     if not last then last = redis.call('GET', KEYS[2]) end
     local token = math.max((tonumber(last) or 0) + 1, clock)
+    -- Reserved tokens may run ahead of the clock by one grant's worth at most, so that the clock,
+    -- should the counter be lost, soon passes every token handed out (a counter already ahead,
+    -- from grants faster than a microsecond each, gets fewer).
+    local wanted = tonumber(ARGV[7])
+    local reserved = math.max(1, math.min(wanted, clock + wanted - token))
     local value = string.format('%s%.0f,"at":%.0f}', prefix, token, now)
     if layout == 'redisson' then
       redis.call('HSET', KEYS[1], id, 1)
@@ -62,16 +96,18 @@ if not taken then
     elseif not redis.call('SET', KEYS[1], value, 'PX', ttl, 'NX') then
       return redis.error_reply('WRONGTYPE the key ' .. KEYS[1] .. ' holds a value that is not a lock of this layout')
     end
-    redis.call('SET', KEYS[2], string.format('%.0f', token + tonumber(ARGV[7]) - 1))
+    redis.call('SET', KEYS[2], string.format('%.0f', token + reserved - 1))
     if head then
       redis.call('ZREM', KEYS[3], member)
       redis.call('ZREM', KEYS[4], member)
     end
-    return {1, token, value}
+    return {1, token, value, reserved}
   end
-  -- Free, with another first in line: it may have missed its wake-up, so send it again.
-  if mode == 'queue' then
-    redis.call('PUBLISH', KEYS[6], layout == 'redisson' and '0' or head)
+  -- Free, with another first in line: it may have missed its wake-up, so send it again. Not in the
+  -- Redisson layout: its notice names nobody, so it would wake this same waiter (and every Redisson
+  -- subscriber) to try again and publish again, a loop; there the head's own re-check finds the lock free.
+  if mode == 'queue' and layout ~= 'redisson' then
+    redis.call('PUBLISH', KEYS[6], head)
   end
 end
 
