@@ -197,9 +197,11 @@ public interface ConfigCenter extends AutoCloseable {
   Map<String, String> snapshot(String keyPrefix);
 
   /**
-   * The value of {@code key} with its node's version, from the local copy: no request, never
-   * blocks. After a disconnection the version may be behind; a versioned write then fails
-   * harmlessly.
+   * The released value of {@code key} with its node's version, from the local copy: no request,
+   * never blocks. After a disconnection the version may be behind; a versioned write then fails
+   * harmlessly. On an instance that sees a gray candidate for the key, this is still the released
+   * value (the one the version belongs to), not what {@link #get} shows, so that a
+   * read-modify-write with {@link #compareAndSet} builds on the value it replaces.
    */
   Optional<ConfigEntry> entry(String key);
 
@@ -388,7 +390,11 @@ public interface ConfigCenter extends AutoCloseable {
    */
   void grayRelease(String key, String candidate, GrayRule rule);
 
-  /** The key's gray release in progress, as this instance's copy knows it; no request. */
+  /**
+   * The key's gray release in progress, as this instance's copy knows it; no request. A candidate
+   * belongs to the key's node it was released beside: once the key is deleted, no instance sees
+   * it any more, and a key created again under the same name starts without one.
+   */
   Optional<GrayRelease> gray(String key);
 
   /**
@@ -415,11 +421,20 @@ public interface ConfigCenter extends AutoCloseable {
   /**
    * Ends the key's gray release by making its candidate the released value (a write like {@link
    * #set}, with history if kept) and removing the candidate: every instance then sees it, and
-   * only the instances that did not see it before hear a change.
+   * only the instances that did not see it before hear a change. The candidate is the one the
+   * ensemble holds, read first (not this instance's copy, which may be behind): the write and the
+   * candidate's removal at the version read are one transaction, so a release aborted or replaced
+   * meanwhile is refused, never released, and a newer candidate is never removed.
+   *
+   * <p>Connection loss: waits for the connection and retries as the retry policy allows, then
+   * fails with {@link ConnectionException}; after a lost reply it is sent again only if the
+   * candidate is still there at the version read, and fails with {@link OutcomeUnknownException}
+   * if it cannot tell.
    *
    * @return the key's new entry
-   * @throws IllegalStateException if no gray release of the key is in progress, or this config
-   *     center does not take part in gray releases
+   * @throws IllegalStateException if no gray release of the key is in progress (none, aborted or
+   *     replaced since it was read, or released beside a value of the key deleted since), or this
+   *     config center does not take part in gray releases; nothing written
    */
   ConfigEntry promote(String key);
 

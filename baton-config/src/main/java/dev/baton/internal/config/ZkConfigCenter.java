@@ -220,9 +220,10 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   @Override
   public Optional<ConfigEntry> entry(String key) {
     ConfigTree.Node node = node(key);
-    return node == null || !node.isKey() ? Optional.empty()
-        : Optional.of(new ConfigEntry(key, grayView == null ? node.value() : grayView.value(key, node),
-            node.version()));
+    // The released value, even where this instance sees a candidate: the version is the released
+    // node's, and a compare-and-set on it must not publish a value based on the candidate.
+    return node == null || !node.isKey() ? Optional.empty() : Optional.of(new ConfigEntry(key, node.value(),
+        node.version()));
   }
 
   @Override
