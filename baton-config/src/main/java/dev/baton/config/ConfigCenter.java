@@ -324,17 +324,22 @@ public interface ConfigCenter extends AutoCloseable {
    * value is checked before anything is sent, then the keys whose value differs are written in as
    * few transactions as fit ZooKeeper's packet limit, each key on the version the local copy holds
    * (with history, each with its revision, operation {@code import}). Keys absent from the text
-   * are left alone.
+   * are left alone. A key may have keys nested below it ({@code db} beside {@code db/url}): keys
+   * are written parent first, so an export imports back. The import is in this config center's
+   * copy when it returns (read-your-writes); if the copy is being reloaded (after a
+   * reconnection), the import first waits for it, at most the client's connection timeout.
    *
-   * <p>Connection loss: a transaction waits for the connection as the retry policy allows; one
-   * whose reply is lost fails with {@link OutcomeUnknownException} (import again: the keys already
-   * written are then unchanged and skipped).
+   * <p>Connection loss: a transaction waits for the connection as the retry policy allows, then
+   * fails with {@link ConnectionException} naming the batch not sent; one whose reply is lost
+   * fails with {@link OutcomeUnknownException} naming that batch and saying that the batches
+   * before it were applied and the later ones not sent (import again: the keys already written
+   * are then unchanged and skipped).
    *
    * @return how many keys were written
    * @throws IllegalArgumentException naming the first bad key or value, or saying where the text
    *     is malformed; nothing written
-   * @throws BatonException naming the batch that failed (a key written meanwhile by someone
-   *     else): the batches before it were applied
+   * @throws BatonException naming the batch that failed and the key (a key written meanwhile by
+   *     someone else): the batches before it were applied
    */
   int importFrom(String text, ConfigFormat format);
 

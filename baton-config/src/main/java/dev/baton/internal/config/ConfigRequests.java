@@ -4,7 +4,10 @@ import dev.baton.ZkPaths;
 import dev.baton.internal.cache.TreeSync;
 import dev.baton.internal.session.Session;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
@@ -231,6 +234,92 @@ final class ConfigRequests {
     return -1;
   }
 
+  /** The answer to a transaction of many keys: ZooKeeper's code, and the key and part that failed (or null). */
+  record BatchReply(Code code, String failedKey, Part failed) {}
+
+  /**
+   * Writes every key of {@code writes} (key to data, in order: a key's ancestors that are keys of
+   * the batch come first), each after the folders {@code foldersBefore} gives it (folders below a
+   * key the batch creates, so they cannot be made before it), in one transaction, each on the version {@code known} gives it (created
+   * if none), with its revision if history is kept: all or nothing. The reply's facts go to the
+   * copy as a single write's do, so the batch is in the copy when the reply is answered.
+   */
+  CompletableFuture<BatchReply> writeAll(Session.Handle handle, Map<String, byte[]> writes,
+      Map<String, ConfigTree.Node> known, Map<String, List<String>> foldersBefore, String operation) {
+    List<Op> ops = new ArrayList<>();
+    List<String> keyOf = new ArrayList<>();
+    List<Boolean> isRevision = new ArrayList<>();
+    for (Map.Entry<String, byte[]> write : writes.entrySet()) {
+      String key = write.getKey();
+      for (String folder : foldersBefore.getOrDefault(key, List.of())) {
+        String folderPath = sync.pathOf(folder);
+        ops.add(Op.create(folderPath, null, session.settings().aclFor(folderPath), CreateMode.CONTAINER));
+        keyOf.add(folder);
+        isRevision.add(false);
+      }
+      ConfigTree.Node node = known.get(key);
+      String path = sync.pathOf(key);
+      ops.add(node == null
+          ? Op.create(path, write.getValue(), CreateOptions.newBuilder(session.settings().aclFor(path),
+              CreateMode.PERSISTENT).build())
+          : Op.setData(path, write.getValue(), node.version()));
+      keyOf.add(key);
+      isRevision.add(false);
+      if (history != null) {
+        history.prepare(handle, key);
+        ops.add(history.revision(key, operation, node == null ? 0 : node.version() + 1,
+            new String(write.getValue(), java.nio.charset.StandardCharsets.UTF_8), node == null ? -1 : node.version(),
+            node == null ? null : node.value()));
+        keyOf.add(key);
+        isRevision.add(true);
+      }
+    }
+    CompletableFuture<BatchReply> reply = new CompletableFuture<>();
+    writes.keySet().forEach(sync::ownWriteStarted);
+    try {
+      handle.zk().multi(ops, (rc, path, ctx, results) -> {
+        Code code = Code.get(rc);
+        Map<String, Stat> written = new HashMap<>();
+        BatchReply answer = new BatchReply(code, null, null);
+        if (code == Code.OK) {
+          for (int i = 0; i < results.size(); i++) {
+            Stat stat = results.get(i) instanceof OpResult.SetDataResult set ? set.getStat()
+                : !isRevision.get(i) && results.get(i) instanceof OpResult.CreateResult created ? created.getStat()
+                : null;
+            if (stat != null && writes.containsKey(keyOf.get(i))) { // a folder's create gives no stat
+              sync.nodeSeen(handle, keyOf.get(i), writes.get(keyOf.get(i)), stat);
+              written.put(keyOf.get(i), stat);
+            }
+          }
+          if (history != null) {
+            writes.keySet().forEach(key -> {
+              history.prepared(key);
+              history.trim(handle, key);
+            });
+          }
+        } else if (results != null && !results.isEmpty()) {
+          int index = failedIndex(results);
+          if (index >= 0) {
+            String key = keyOf.get(index);
+            Code failed = Code.get(((OpResult.ErrorResult) results.get(index)).getErr());
+            if (isRevision.get(index)) {
+              history.forget(key); // its folder went: the batch sent again creates it
+            } else if (failed == Code.NONODE && known.get(key) != null) {
+              sync.nodeAbsent(handle, key);
+            }
+            answer = new BatchReply(failed, key, isRevision.get(index) ? Part.REVISION : Part.WRITE);
+          }
+        }
+        writes.keySet().forEach(key -> sync.ownWriteEnded(handle, key, written.get(key)));
+        reply.complete(answer);
+      }, null);
+    } catch (RuntimeException e) {
+      writes.keySet().forEach(key -> sync.ownWriteEnded(handle, key, null));
+      throw e;
+    }
+    return reply;
+  }
+
   /**
    * Sends a write of {@code key} with {@link TreeSync#ownWriteStarted} before it and {@link
    * TreeSync#ownWriteEnded} after its reply (or its failure to be sent), so that the watch's
@@ -287,10 +376,22 @@ final class ConfigRequests {
 
   /** Creates the missing folders of {@code key}: container nodes without data. */
   CompletableFuture<Reply> createFolders(Session.Handle handle, String key) {
+    return createFolders(handle, key, Set.of());
+  }
+
+  /**
+   * Creates the missing folders of {@code key}, but for its ancestors in {@code keys}: those are
+   * keys about to be created, and a folder made first would take their place for good.
+   */
+  CompletableFuture<Reply> createFolders(Session.Handle handle, String key, Set<String> keys) {
     String serverPath = sync.pathOf(key);
     List<String> ancestors = new ArrayList<>();
     for (int slash = serverPath.indexOf('/', 1); slash > 0; slash = serverPath.indexOf('/', slash + 1)) {
-      ancestors.add(serverPath.substring(0, slash));
+      String ancestor = serverPath.substring(0, slash);
+      String ancestorKey = sync.keyOf(ancestor);
+      if (ancestorKey == null || !keys.contains(ancestorKey)) {
+        ancestors.add(ancestor);
+      }
     }
     CompletableFuture<Reply> done = new CompletableFuture<>();
     Code[] firstError = new Code[1];
