@@ -86,6 +86,33 @@ class ConfigGrayConsistencyTest extends ClusterTestSupport {
   }
 
   /**
+   * A promote whose reply is lost after the ensemble applied it: the gray node is gone and the key
+   * holds the candidate, so it was this call's, and it returns the entry instead of failing or
+   * writing again.
+   */
+  @Test
+  void promoteReplyLost_findsItApplied_andReturnsTheEntry() throws Exception {
+    String prefix = "/gray-promote-lost";
+    ConfigCenter other = instance(prefix, "other");
+    other.set("k", "v1");
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    ConfigCenter promoter = slowInstance(prefix, "promoter", proxy);
+    other.grayRelease("k", "v2", GrayRule.forIds("other"));
+    await().atMost(WAIT).until(() -> promoter.gray("k").isPresent());
+    proxy.delay(Duration.ofMillis(500));
+
+    CompletableFuture<ConfigEntry> promote = CompletableFuture.supplyAsync(() -> promoter.promote("k"));
+    await().atMost(WAIT).until(() -> !raw.exists(prefix + ".gray/k"));
+    proxy.cut(); // the transaction's reply is dropped
+    assertThat(promote).as("the reply never came").isNotDone();
+    proxy.delay(Duration.ZERO);
+    proxy.restore();
+
+    assertThat(promote.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ConfigEntry("k", "v2", 1));
+    assertThat(raw.zk().exists(prefix + "/k", false).getVersion()).as("written once").isEqualTo(1);
+  }
+
+  /**
    * Starts {@code call} while the proxy is cut, waits until it is waiting for the connection
    * (so it has read whatever it reads of its local copy), then restores the link.
    */
