@@ -534,9 +534,9 @@ public interface ConfigCenter extends AutoCloseable {
    * (at its version, and only if this client's session owns it; a node whose create's reply was
    * lost is looked for first), waiting for the reply at most the connection timeout; while the
    * connection is down it returns at once, and the node is deleted when the connection comes back
-   * on the same session, or goes when the session ends. Reads, writes and listeners are refused afterwards with {@link
-   * IllegalStateException}. Idempotent. Closing the {@link Baton} client stops it too, but then
-   * reads still serve the last values.
+   * on the same session, or goes when the session ends. Reads, writes and listeners are refused
+   * afterwards with {@link IllegalStateException}. Idempotent. Closing the {@link Baton} client
+   * stops it too, but then reads still serve the last values.
    */
   @Override
   void close();
