@@ -164,7 +164,8 @@ class ConfigImportExportTest extends ClusterTestSupport {
     }
     String text = json.append('}').toString();
     proxy.delay(Duration.ofMillis(500));
-    CompletableFuture<Integer> pending = CompletableFuture.supplyAsync(() -> config.importFrom(text, ConfigFormat.JSON));
+    CompletableFuture<Integer> pending =
+        CompletableFuture.supplyAsync(() -> config.importFrom(text, ConfigFormat.JSON));
     await().atMost(WAIT).until(() -> raw.exists("/cfg-import-lost/k3"));
     proxy.cut(); // the second batch's reply is dropped
     proxy.delay(Duration.ZERO);

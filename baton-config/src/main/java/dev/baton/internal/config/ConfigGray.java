@@ -85,7 +85,10 @@ final class ConfigGray {
     return tree.node(ConfigValues.flatName(key));
   }
 
-  /** The release of {@code key} in progress beside {@code released} (the key's node), as the copy knows it; null if none. */
+  /**
+   * The release of {@code key} in progress beside {@code released} (the key's node), as the copy
+   * knows it; null if none.
+   */
   GrayRelease release(String key, ConfigTree.Node released) {
     Entry entry = entry(key);
     return entry != null && entry.belongsTo(released) ? entry.release() : null;

@@ -192,7 +192,8 @@ final class ConfigImport {
         throw Errors.translate(KeeperException.create(code, prefix), prefix);
       }
     }
-    ConfigRequests.BatchReply reply = await(requests.writeAll(handle, writes, known, foldersBefore, "import"), number, of, true);
+    ConfigRequests.BatchReply reply = await(requests.writeAll(handle, writes, known, foldersBefore, "import"),
+        number, of, true);
     if (reply.code() == Code.OK) {
       return Code.OK;
     }
@@ -215,7 +216,8 @@ final class ConfigImport {
   /** What an error of batch {@code number} says of the batches before it. */
   private static String applied(int number) {
     return number == 1 ? "No batch before it was applied."
-        : number == 2 ? "The 1 batch before it was applied." : "The " + (number - 1) + " batches before it were applied.";
+        : number == 2 ? "The 1 batch before it was applied."
+        : "The " + (number - 1) + " batches before it were applied.";
   }
 
   private void awaitConnection(int number, int of) {

@@ -234,15 +234,16 @@ final class ConfigRequests {
     return -1;
   }
 
-  /** The answer to a transaction of many keys: ZooKeeper's code, and the key and part that failed (or null). */
+  /** The answer to a transaction of many keys: ZooKeeper's code, and the key and part that failed (or nulls). */
   record BatchReply(Code code, String failedKey, Part failed) {}
 
   /**
    * Writes every key of {@code writes} (key to data, in order: a key's ancestors that are keys of
-   * the batch come first), each after the folders {@code foldersBefore} gives it (folders below a
-   * key the batch creates, so they cannot be made before it), in one transaction, each on the version {@code known} gives it (created
-   * if none), with its revision if history is kept: all or nothing. The reply's facts go to the
-   * copy as a single write's do, so the batch is in the copy when the reply is answered.
+   * the batch come first) in one transaction, all or nothing: each on the version {@code known}
+   * gives it (created if none), after the folders {@code foldersBefore} gives it (folders below a
+   * key the batch creates, which cannot be made before it), with its revision if history is
+   * kept. The reply's facts go to the copy as a single write's do, so the batch is in the copy
+   * when the reply is answered.
    */
   CompletableFuture<BatchReply> writeAll(Session.Handle handle, Map<String, byte[]> writes,
       Map<String, ConfigTree.Node> known, Map<String, List<String>> foldersBefore, String operation) {

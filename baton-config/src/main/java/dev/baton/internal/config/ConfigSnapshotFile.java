@@ -104,7 +104,10 @@ final class ConfigSnapshotFile {
     write(file, serverPath, keys, FileChannel::write);
   }
 
-  /** As {@link #write(Path, String, Map)}, each write call made by {@code writeCall} (tests make them short or fail). */
+  /**
+   * As {@link #write(Path, String, Map)}, each write call made by {@code writeCall} (tests make
+   * them short, or fail).
+   */
   static void write(Path file, String serverPath, Map<String, ConfigTree.Node> keys, ChannelWrite writeCall)
       throws IOException {
     ObjectNode root = JSON.createObjectNode();
