@@ -113,6 +113,7 @@ final class ConfigInstances implements SessionObserver {
       return;
     }
     if (closed) {
+      cleanedUp(); // a new session: the node of the old one went with it
       return;
     }
     sentOn = handle;
