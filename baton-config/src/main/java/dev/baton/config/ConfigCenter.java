@@ -197,9 +197,11 @@ public interface ConfigCenter extends AutoCloseable {
   Map<String, String> snapshot(String keyPrefix);
 
   /**
-   * The value of {@code key} with its node's version, from the local copy: no request, never
-   * blocks. After a disconnection the version may be behind; a versioned write then fails
-   * harmlessly.
+   * The released value of {@code key} with its node's version, from the local copy: no request,
+   * never blocks. After a disconnection the version may be behind; a versioned write then fails
+   * harmlessly. On an instance that sees a gray candidate for the key, this is still the released
+   * value (the one the version belongs to), not what {@link #get} shows, so that a
+   * read-modify-write with {@link #compareAndSet} builds on the value it replaces.
    */
   Optional<ConfigEntry> entry(String key);
 
@@ -322,17 +324,22 @@ public interface ConfigCenter extends AutoCloseable {
    * value is checked before anything is sent, then the keys whose value differs are written in as
    * few transactions as fit ZooKeeper's packet limit, each key on the version the local copy holds
    * (with history, each with its revision, operation {@code import}). Keys absent from the text
-   * are left alone.
+   * are left alone. A key may have keys nested below it ({@code db} beside {@code db/url}): keys
+   * are written parent first, so an export imports back. The import is in this config center's
+   * copy when it returns (read-your-writes); if the copy is being reloaded (after a
+   * reconnection), the import first waits for it, at most the client's connection timeout.
    *
-   * <p>Connection loss: a transaction waits for the connection as the retry policy allows; one
-   * whose reply is lost fails with {@link OutcomeUnknownException} (import again: the keys already
-   * written are then unchanged and skipped).
+   * <p>Connection loss: a transaction waits for the connection as the retry policy allows, then
+   * fails with {@link ConnectionException} naming the batch not sent; one whose reply is lost
+   * fails with {@link OutcomeUnknownException} naming that batch and saying that the batches
+   * before it were applied and the later ones not sent (import again: the keys already written
+   * are then unchanged and skipped).
    *
    * @return how many keys were written
    * @throws IllegalArgumentException naming the first bad key or value, or saying where the text
    *     is malformed; nothing written
-   * @throws BatonException naming the batch that failed (a key written meanwhile by someone
-   *     else): the batches before it were applied
+   * @throws BatonException naming the batch that failed and the key (a key written meanwhile by
+   *     someone else): the batches before it were applied
    */
   int importFrom(String text, ConfigFormat format);
 
@@ -388,7 +395,11 @@ public interface ConfigCenter extends AutoCloseable {
    */
   void grayRelease(String key, String candidate, GrayRule rule);
 
-  /** The key's gray release in progress, as this instance's copy knows it; no request. */
+  /**
+   * The key's gray release in progress, as this instance's copy knows it; no request. A candidate
+   * belongs to the key's node it was released beside: once the key is deleted, no instance sees
+   * it any more, and a key created again under the same name starts without one.
+   */
   Optional<GrayRelease> gray(String key);
 
   /**
@@ -415,11 +426,20 @@ public interface ConfigCenter extends AutoCloseable {
   /**
    * Ends the key's gray release by making its candidate the released value (a write like {@link
    * #set}, with history if kept) and removing the candidate: every instance then sees it, and
-   * only the instances that did not see it before hear a change.
+   * only the instances that did not see it before hear a change. The candidate is the one the
+   * ensemble holds, read first (not this instance's copy, which may be behind): the write and the
+   * candidate's removal at the version read are one transaction, so a release aborted or replaced
+   * meanwhile is refused, never released, and a newer candidate is never removed.
+   *
+   * <p>Connection loss: waits for the connection and retries as the retry policy allows, then
+   * fails with {@link ConnectionException}; after a lost reply it is sent again only if the
+   * candidate is still there at the version read, and fails with {@link OutcomeUnknownException}
+   * if it cannot tell.
    *
    * @return the key's new entry
-   * @throws IllegalStateException if no gray release of the key is in progress, or this config
-   *     center does not take part in gray releases
+   * @throws IllegalStateException if no gray release of the key is in progress (none, aborted or
+   *     replaced since it was read, or released beside a value of the key deleted since), or this
+   *     config center does not take part in gray releases; nothing written
    */
   ConfigEntry promote(String key);
 
@@ -510,11 +530,13 @@ public interface ConfigCenter extends AutoCloseable {
 
   /**
    * Stops following the ensemble and removes the watch from the server (on reconnection, if the
-   * connection is down). An instance that announced itself for gray releases deletes its node,
-   * waiting for the reply at most the connection timeout (while the connection is down, the node
-   * goes when the session ends). Reads, writes and listeners are refused afterwards with {@link
-   * IllegalStateException}. Idempotent. Closing the {@link Baton} client stops it too, but then
-   * reads still serve the last values.
+   * connection is down). An instance that announced itself for gray releases deletes its node
+   * (at its version, and only if this client's session owns it; a node whose create's reply was
+   * lost is looked for first), waiting for the reply at most the connection timeout; while the
+   * connection is down it returns at once, and the node is deleted when the connection comes back
+   * on the same session, or goes when the session ends. Reads, writes and listeners are refused
+   * afterwards with {@link IllegalStateException}. Idempotent. Closing the {@link Baton} client
+   * stops it too, but then reads still serve the last values.
    */
   @Override
   void close();

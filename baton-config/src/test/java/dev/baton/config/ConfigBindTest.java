@@ -9,7 +9,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +29,46 @@ class ConfigBindTest extends ClusterTestSupport {
       Map<String, String> weights, Optional<String> user, double ratio) {}
 
   record Unsupported(StringBuilder text) {}
+
+  /** A record whose first build on {@link #blockIn} waits for the test: a change lands meanwhile. */
+  record Gated(String name) {
+    static volatile Thread blockIn;
+    static final CountDownLatch building = new CountDownLatch(1);
+    static final CountDownLatch release = new CountDownLatch(1);
+
+    Gated {
+      if (Thread.currentThread() == blockIn) {
+        blockIn = null;
+        building.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /**
+   * Regression: the binding built its record, then added its listener; a change in between was
+   * never heard, and the record stayed old until the next change, maybe forever.
+   */
+  @Test
+  void aChangeWhileTheFirstRecordIsBuilt_isNotMissed() throws Exception {
+    ConfigCenter config = closing(ConfigCenter.open(baton(), "/cfg-bind-gated"));
+    config.set("gate/name", "old");
+    CompletableFuture<ConfigBinding<Gated>> binding = new CompletableFuture<>();
+    Thread binder = new Thread(() -> binding.complete(config.bind("gate", Gated.class)), "binder");
+    Gated.blockIn = binder;
+    binder.start();
+    assertThat(Gated.building.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+    config.set("gate/name", "new"); // after the record's keys were read, before bind returns
+    Gated.release.countDown();
+
+    ConfigBinding<Gated> gated = closing(binding.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    await().atMost(WAIT).until(() -> gated.get().name().equals("new"));
+  }
 
   @Test
   void bind_buildsTheRecord_andFollowsChanges_keepingTheLastGoodOne() {

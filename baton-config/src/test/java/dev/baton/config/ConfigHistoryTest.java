@@ -100,6 +100,24 @@ class ConfigHistoryTest extends ClusterTestSupport {
     assertThat(plainRead("/hist-removed/k")).isEqualTo("d");
   }
 
+  /**
+   * Regression: a write whose revision alone failed (its history folder removed by hand) was
+   * answered as a version conflict, so a compare-and-set on the right version returned false
+   * though nothing else had written the key.
+   */
+  @Test
+  void historyFolderRemovedByHand_compareAndSetOnTheRightVersion_succeeds() throws Exception {
+    ConfigCenter config = open("/hist-removed-cas", 5);
+    config.set("k", "a");
+    raw.deleteRecursively("/hist-removed-cas.history/k");
+
+    assertThat(config.compareAndSet("k", 0, "b")).isTrue();
+    assertThat(config.deleteIfVersion("k", 1)).isTrue();
+
+    assertThat(raw.exists("/hist-removed-cas/k")).isFalse();
+    assertThat(config.history("k")).extracting(ConfigRevision::operation).containsExactly("delete", "compare-and-set");
+  }
+
   @Test
   void delete_keepsTheHistory_andRollbackBringsTheKeyBack() throws Exception {
     ConfigCenter config = open("/hist-delete", 10);

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.ClusterTestSupport;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -100,5 +103,77 @@ class ConfigImportExportTest extends ClusterTestSupport {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/abs");
 
     assertThat(raw.children("/cfg-import-bad")).containsExactly("existing");
+  }
+
+  /**
+   * Regression: a key with a key nested below it ({@code db} beside {@code db/url}, which the
+   * docs allow) made {@code db} a folder for {@code db/url} before the batch created {@code db}: the
+   * batch failed, and the empty folder made {@code set("db")} fail for good.
+   */
+  @ParameterizedTest
+  @EnumSource(ConfigFormat.class)
+  void aKeyWithNestedKeys_exportsAndImportsBack(ConfigFormat format) {
+    String name = format.name().toLowerCase();
+    ConfigCenter source = closing(ConfigCenter.open(baton(), "/cfg-nested-src-" + name));
+    source.set("db", "primary");
+    source.set("db/url", "jdbc:x");
+    source.set("db/pool/size", "5");
+    ConfigCenter target = closing(ConfigCenter.open(baton(), "/cfg-nested-dst-" + name));
+
+    assertThat(target.importFrom(source.export("", format), format)).isEqualTo(3);
+
+    await().atMost(WAIT).until(() -> target.snapshot().equals(source.snapshot()));
+    assertThat(target.set("db", "secondary").value()).isEqualTo("secondary");
+    assertThat(target.importFrom(source.export("", format), format)).as("db back to primary").isEqualTo(1);
+  }
+
+  /**
+   * The importing config center reads its import as soon as it returns (read-your-writes), so an
+   * immediate second import finds nothing to write. The slow link keeps the watch's own reads
+   * from catching up first.
+   */
+  @Test
+  void import_isInTheImportersCopyWhenItReturns() throws Exception {
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    ConfigCenter config = closing(ConfigCenter.open(baton(proxy.connectString(), Duration.ofSeconds(20)),
+        "/cfg-import-ryw"));
+    config.set("a", "old");
+    proxy.delay(Duration.ofMillis(300));
+
+    assertThat(config.importFrom("a=new\nb/c=2\n", ConfigFormat.PROPERTIES)).isEqualTo(2);
+
+    assertThat(config.snapshot()).isEqualTo(Map.of("a", "new", "b/c", "2"));
+    assertThat(config.entry("a")).contains(new ConfigEntry("a", "new", 1));
+    assertThat(config.importFrom("a=new\nb/c=2\n", ConfigFormat.PROPERTIES)).isZero();
+  }
+
+  /**
+   * An import in two batches whose second batch's reply is lost: the outcome is unknown, and the
+   * error says the first batch was applied.
+   */
+  @Test
+  void lostReplyInTheSecondBatch_saysTheFirstWasApplied() throws Exception {
+    FaultProxy proxy = closing(FaultProxy.start(cluster.address(0)));
+    ConfigCenter config = closing(ConfigCenter.open(baton(proxy.connectString(), Duration.ofSeconds(20)),
+        "/cfg-import-lost"));
+    config.set("other", "x");
+    String chunk = "y".repeat(200_000); // two keys a batch: half of the 1 MB packet limit
+    StringBuilder json = new StringBuilder("{");
+    for (int i = 0; i < 4; i++) {
+      json.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":\"").append(chunk).append(i).append('"');
+    }
+    String text = json.append('}').toString();
+    proxy.delay(Duration.ofMillis(500));
+    CompletableFuture<Integer> pending =
+        CompletableFuture.supplyAsync(() -> config.importFrom(text, ConfigFormat.JSON));
+    await().atMost(WAIT).until(() -> raw.exists("/cfg-import-lost/k3"));
+    proxy.cut(); // the second batch's reply is dropped
+    proxy.delay(Duration.ZERO);
+    proxy.restore();
+
+    assertThatThrownBy(() -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS)).cause()
+        .isInstanceOf(OutcomeUnknownException.class).hasMessageContaining("batch 2 of 2")
+        .hasMessageContaining("the 1 batch before it was applied");
+    assertThat(config.importFrom(text, ConfigFormat.JSON)).as("import again, as the error says").isZero();
   }
 }

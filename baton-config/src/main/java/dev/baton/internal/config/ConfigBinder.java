@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +35,12 @@ final class ConfigBinder<T extends Record> implements ConfigBinding<T> {
   private final Constructor<T> constructor;
   private final RecordComponent[] components;
   private final SerialListeners<Consumer<T>, T> listeners = new SerialListeners<>(Consumer::accept);
-  private final ConfigListener onChange = (key, oldValue, newValue) -> rebuild();
+  private final ConfigListener onChange = (key, oldValue, newValue) -> changed();
+  /** Changes heard under the prefix: the first build is repeated if one came while it ran. */
+  private final AtomicLong changes = new AtomicLong();
   private volatile T current;
+  // Guarded by this: whether start has set the first record (changes rebuild only after it).
+  private boolean started;
 
   ConfigBinder(ConfigCenter config, String keyPrefix, Class<T> type) {
     this.config = config;
@@ -56,11 +61,38 @@ final class ConfigBinder<T extends Record> implements ConfigBinding<T> {
     }
   }
 
-  /** Builds the record once (failing clearly if the keys do not fit) and starts following. */
+  /**
+   * Starts following, then builds the record (failing clearly if the keys do not fit). Listening
+   * first, so that no change is missed: one heard while the record was built (it may or may not
+   * be in it) makes it built again. Never blocks the thread that delivers changes.
+   */
   ConfigBinder<T> start() {
-    current = build();
     config.addPrefixListener(keyPrefix, onChange, Runnable::run);
-    return this;
+    try {
+      while (true) {
+        long seen = changes.get();
+        T first = build();
+        synchronized (this) {
+          if (changes.get() == seen) {
+            current = first;
+            started = true;
+            return this;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      config.removeListener(onChange);
+      throw e;
+    }
+  }
+
+  private void changed() {
+    changes.incrementAndGet();
+    synchronized (this) {
+      if (started) {
+        rebuild();
+      }
+    }
   }
 
   @Override
@@ -81,7 +113,8 @@ final class ConfigBinder<T extends Record> implements ConfigBinding<T> {
     listeners.clear();
   }
 
-  private synchronized void rebuild() {
+  /** Call under this lock. */
+  private void rebuild() {
     T next;
     try {
       next = build();

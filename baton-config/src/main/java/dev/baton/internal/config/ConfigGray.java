@@ -37,8 +37,22 @@ final class ConfigGray {
   private static final Logger log = LoggerFactory.getLogger(ConfigGray.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** A node of the gray tree: the release, or null if the node is not one (then ignored). */
-  record Entry(GrayRelease release) {}
+  /**
+   * A node of the gray tree: the release, or null if the node is not one (then ignored); and the
+   * creation (czxid) of the key's node it was released beside, or 0 if not known. A candidate
+   * belongs to that life of the key only: once the key is deleted (and maybe created again) it
+   * is seen by no one and cannot be promoted.
+   */
+  record Entry(GrayRelease release, long keyCzxid) {
+    /** Whether this candidate was released beside {@code released}, the key's node as a copy holds it. */
+    boolean belongsTo(ConfigTree.Node released) {
+      return release != null && released != null && released.isKey()
+          && (keyCzxid == 0 || released.czxid() == 0 || keyCzxid == released.czxid());
+    }
+  }
+
+  /** A gray node as the ensemble holds it, and its version. */
+  record Current(Entry entry, int version) {}
 
   private final Session session;
   private final String prefix;
@@ -66,10 +80,57 @@ final class ConfigGray {
     sync.close();
   }
 
-  /** The release of {@code key} in progress, as the copy knows it; null if none. */
-  GrayRelease release(String key) {
-    Entry entry = tree.node(ConfigValues.flatName(key));
-    return entry == null ? null : entry.release();
+  /** The gray node of {@code key} as the copy knows it; null if none. */
+  Entry entry(String key) {
+    return tree.node(ConfigValues.flatName(key));
+  }
+
+  /**
+   * The release of {@code key} in progress beside {@code released} (the key's node), as the copy
+   * knows it; null if none.
+   */
+  GrayRelease release(String key, ConfigTree.Node released) {
+    Entry entry = entry(key);
+    return entry != null && entry.belongsTo(released) ? entry.release() : null;
+  }
+
+  /**
+   * The gray node of {@code key} read from the ensemble (its fact applied to the copy), or null if
+   * there is none. Retried on connection loss as {@link #write}.
+   */
+  Current read(String key) {
+    String name = ConfigValues.flatName(key);
+    String path = serverRoot + "/" + name;
+    Current[] read = new Current[1];
+    Code code = call(path, handle -> {
+      CompletableFuture<Code> done = new CompletableFuture<>();
+      handle.zk().getData(path, false, (rc, p, ctx, data, stat) -> {
+        Code result = Code.get(rc);
+        if (result == Code.OK) {
+          sync.nodeSeen(handle, name, data, stat);
+          read[0] = new Current(decode(name, data, stat), stat.getVersion());
+        } else if (result == Code.NONODE) {
+          sync.nodeAbsent(handle, name);
+        }
+        done.complete(result);
+      }, null);
+      return done;
+    });
+    if (code == Code.NONODE) {
+      return null;
+    }
+    check(code, path);
+    return read[0];
+  }
+
+  /**
+   * The removal of the key's gray node at {@code version}, as the guard of a promote's
+   * transaction: it fails if the release was aborted, promoted or replaced since it was read.
+   */
+  ConfigRequests.Guard removal(String key, int version) {
+    String name = ConfigValues.flatName(key);
+    return new ConfigRequests.Guard(org.apache.zookeeper.Op.delete(serverRoot + "/" + name, version),
+        handle -> sync.nodeAbsent(handle, name));
   }
 
   /** The key a change of the gray tree is about. */
@@ -86,16 +147,17 @@ final class ConfigGray {
       Set<String> ids = new HashSet<>();
       json.path("ids").forEach(id -> ids.add(id.asText()));
       GrayRule rule = new GrayRule(labels, ids, json.path("percent").asInt(0));
-      return new Entry(new GrayRelease(key, json.path("candidate").asText(), rule));
+      return new Entry(new GrayRelease(key, json.path("candidate").asText(), rule), json.path("keyCzxid").asLong(0));
     } catch (IOException | RuntimeException e) {
       log.warn("Ignoring {}/{}: not a gray release of Baton ({})", serverRoot, name, e.getMessage());
-      return new Entry(null);
+      return new Entry(null, 0);
     }
   }
 
-  private static byte[] encode(GrayRelease release) {
+  private static byte[] encode(GrayRelease release, long keyCzxid) {
     ObjectNode json = JSON.createObjectNode();
     json.put("candidate", release.candidate());
+    json.put("keyCzxid", keyCzxid);
     ObjectNode labels = json.putObject("labels");
     release.rule().labels().forEach(labels::put);
     release.rule().ids().forEach(json.putArray("ids")::add);
@@ -107,11 +169,14 @@ final class ConfigGray {
     }
   }
 
-  /** Writes {@code release}: its node set, or created (with the gray root) if missing. */
-  void write(GrayRelease release) {
+  /**
+   * Writes {@code release}, beside the key's node created at {@code keyCzxid} (0 if not known):
+   * its node set, or created (with the gray root) if missing.
+   */
+  void write(GrayRelease release, long keyCzxid) {
     String name = ConfigValues.flatName(release.key());
     String path = serverRoot + "/" + name;
-    byte[] data = encode(release);
+    byte[] data = encode(release, keyCzxid);
     while (true) {
       Code code = call(path, handle -> {
         CompletableFuture<Code> done = new CompletableFuture<>();

@@ -1,20 +1,29 @@
 package dev.baton.internal.config;
 
 import dev.baton.BatonException;
-import dev.baton.TransactionFailedException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.ConnectionException;
+import dev.baton.OutcomeUnknownException;
+import dev.baton.RetryPolicy;
 import dev.baton.ZkPaths;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Session;
-import dev.baton.internal.session.Transactions;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.apache.zookeeper.CreateMode;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Op;
 
 /**
  * An import of many keys: every key and value checked before anything is sent, then the keys
@@ -43,10 +52,14 @@ final class ConfigImport {
   }
 
   /**
-   * Writes {@code values}; returns how many keys changed.
+   * Writes {@code values}; returns how many keys changed. The keys are written parent first (a key
+   * before the keys nested below it), and a key's folders are made only for ancestors that are not
+   * keys of the import: {@code db} beside {@code db/url} is a key, never a folder.
    *
    * @throws IllegalArgumentException naming the first bad key or value; nothing written
    * @throws BatonException naming the batch that failed; the batches before it were applied
+   * @throws OutcomeUnknownException naming the batch whose reply was lost; the batches before it
+   *     were applied, the later ones not sent
    */
   int write(Map<String, String> values) {
     List<String> changed = new ArrayList<>();
@@ -67,6 +80,9 @@ final class ConfigImport {
         changed.add(key);
       }
     }
+    // A key sorts before every key nested below it ("db" < "db/url"): parents are created first,
+    // in an earlier batch or earlier in the same one.
+    changed.sort(Comparator.naturalOrder());
     List<List<String>> batches = batches(changed, values);
     for (int i = 0; i < batches.size(); i++) {
       send(batches.get(i), values, i + 1, batches.size());
@@ -96,40 +112,153 @@ final class ConfigImport {
     return batches;
   }
 
+  /**
+   * Sends one batch: its folders, then its transaction, on the versions the copy holds then (the
+   * batches before it are in the copy: their replies put them there). Waits for the connection
+   * and retries what is safe to repeat (the folders, a transaction that certainly failed) as the
+   * retry policy allows.
+   */
   private void send(List<String> keys, Map<String, String> values, int number, int of) {
+    RetryPolicy policy = session.settings().retryPolicy();
+    Set<String> imported = values.keySet();
+    int failures = 0;
+    for (int round = 1; ; round++) {
+      Code code = awaitConnectionAndRun(keys, values, imported, number, of);
+      if (code == Code.OK) {
+        return;
+      }
+      if (!Errors.isConnectionProblem(code)) {
+        if (round < MAX_ROUNDS) {
+          continue; // a history folder removed meanwhile: made again by the next round
+        }
+        throw new BatonException("Import into " + prefix + " stopped at batch " + number + " of " + of
+            + ": its history folders keep disappearing. " + applied(number) + " Import again to finish");
+      }
+      failures++; // the connection went before the transaction was sent: nothing of this batch applied
+      if (failures > policy.maxRetries()) {
+        throw new ConnectionException("Connection to ZooKeeper lost during an import into " + prefix
+            + ", before batch " + number + " of " + of + " was sent; the retry policy gave up. " + applied(number)
+            + " Import again to finish");
+      }
+      pause(policy.delayBefore(failures).toNanos());
+    }
+  }
+
+  private static final int MAX_ROUNDS = 10;
+
+  /**
+   * One attempt at a batch: OK, a connection problem before the transaction was sent (safe to
+   * repeat), or {@code SYSTEMERROR} for a history folder gone (the batch was not applied).
+   */
+  private Code awaitConnectionAndRun(List<String> keys, Map<String, String> values, Set<String> imported,
+      int number, int of) {
+    awaitConnection(number, of);
     Session.Handle handle = session.handle();
+    Map<String, byte[]> writes = new LinkedHashMap<>();
+    Map<String, ConfigTree.Node> known = new HashMap<>();
+    Map<String, List<String>> foldersBefore = new HashMap<>();
+    Set<String> created = new HashSet<>();
+    Set<String> folderInBatch = new HashSet<>();
     List<CompletableFuture<ConfigRequests.Reply>> folders = new ArrayList<>();
-    List<Op> ops = new ArrayList<>();
     for (String key : keys) {
       ConfigTree.Node node = tree.node(key);
-      byte[] data = ConfigValues.encode(values.get(key));
-      String path = ZkPaths.join(prefix, key);
-      if (history != null) {
-        history.prepare(handle, key);
+      writes.put(key, ConfigValues.encode(values.get(key)));
+      if (node != null) {
+        known.put(key, node);
+        continue;
       }
-      if (node == null) {
-        folders.add(requests.createFolders(handle, key));
-        ops.add(Op.create(path, data, session.settings().aclFor(requests.serverPath(key)), CreateMode.PERSISTENT));
-      } else {
-        ops.add(Op.setData(path, data, node.version()));
+      created.add(key);
+      // Folders below a key this batch creates go in the transaction, after that key; the others
+      // are made before it (pipelined), but never for a key of the import.
+      boolean belowCreated = false;
+      for (int slash = key.indexOf('/'); slash > 0; slash = key.indexOf('/', slash + 1)) {
+        String ancestor = key.substring(0, slash);
+        if (!belowCreated && created.contains(ancestor)) {
+          belowCreated = true;
+        } else if (belowCreated && !imported.contains(ancestor) && folderInBatch.add(ancestor)) {
+          foldersBefore.computeIfAbsent(key, k -> new ArrayList<>()).add(ancestor);
+        }
       }
-      if (history != null) {
-        ops.add(history.revisionOnClient(key, "import", node == null ? 0 : node.version() + 1, values.get(key),
-            node == null ? -1 : node.version(), node == null ? null : node.value()));
+      if (!belowCreated) {
+        folders.add(requests.createFolders(handle, key, imported));
       }
     }
     for (CompletableFuture<ConfigRequests.Reply> folder : folders) {
-      Code code = folder.join().code();
+      Code code = await(folder, number, of, false).code();
+      if (Errors.isConnectionProblem(code)) {
+        return code;
+      }
       if (code != Code.OK) {
-        throw Errors.translate(org.apache.zookeeper.KeeperException.create(code, prefix), prefix);
+        throw Errors.translate(KeeperException.create(code, prefix), prefix);
       }
     }
+    ConfigRequests.BatchReply reply = await(requests.writeAll(handle, writes, known, foldersBefore, "import"),
+        number, of, true);
+    if (reply.code() == Code.OK) {
+      return Code.OK;
+    }
+    if (Errors.isConnectionProblem(reply.code())) {
+      throw new OutcomeUnknownException(prefix, "Connection to ZooKeeper lost during batch " + number + " of " + of
+          + " of an import into " + prefix + ": that batch may or may not have been applied, and was not sent"
+          + " again; " + applied(number).toLowerCase(java.util.Locale.ROOT) + " Import again to finish: keys"
+          + " already written are then unchanged and skipped", KeeperException.create(reply.code(), prefix));
+    }
+    if (reply.failed() == ConfigRequests.Part.REVISION) {
+      return Code.SYSTEMERROR;
+    }
+    String path = reply.failedKey() == null ? prefix : ZkPaths.join(prefix, reply.failedKey());
+    throw new BatonException("Import into " + prefix + " stopped at batch " + number + " of " + of + ": the write"
+        + " of " + path + " failed: " + Errors.translate(KeeperException.create(reply.code(), path), path).getMessage()
+        + " (the key changed meanwhile). " + applied(number) + " This one and the later ones were not. Import"
+        + " again to finish");
+  }
+
+  /** What an error of batch {@code number} says of the batches before it. */
+  private static String applied(int number) {
+    return number == 1 ? "No batch before it was applied."
+        : number == 2 ? "The 1 batch before it was applied."
+        : "The " + (number - 1) + " batches before it were applied.";
+  }
+
+  private void awaitConnection(int number, int of) {
+    RetryPolicy policy = session.settings().retryPolicy();
+    for (int attempt = 1; !session.state().isConnected(); attempt++) {
+      session.checkOpen();
+      if (attempt > policy.maxRetries()) {
+        throw new ConnectionException("Not connected to ZooKeeper at " + session.settings().connectString()
+            + "; the retry policy gave up waiting to send batch " + number + " of " + of + " of an import into "
+            + prefix + ". " + applied(number) + " Import again to finish");
+      }
+      pause(policy.delayBefore(attempt).toNanos());
+    }
+    session.checkOpen();
+  }
+
+  private void pause(long nanos) {
     try {
-      Transactions.run(session, ops);
-    } catch (TransactionFailedException e) {
-      throw new BatonException("Import into " + prefix + " stopped at batch " + number + " of " + of + ": "
-          + e.getMessage() + " (a key changed meanwhile, or its folder went); the " + (number - 1)
-          + " batches before it were applied, this one and the later ones were not. Import again to finish", e);
+      TimeUnit.NANOSECONDS.sleep(Math.max(nanos, TimeUnit.MILLISECONDS.toNanos(1)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted during an import into " + prefix + "; nothing more sent", e);
+    }
+  }
+
+  private <T> T await(CompletableFuture<T> reply, int number, int of, boolean mayBeApplied) {
+    try {
+      while (true) {
+        try {
+          return reply.get(1, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+          session.checkOpen(); // ZooKeeper answers every request; only a closing client leaves one unanswered
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted during batch " + number + " of " + of + " of an import into "
+          + prefix + (mayBeApplied ? "; that batch may or may not have been applied" : "; that batch was not sent")
+          + ". " + applied(number), e);
+    } catch (ExecutionException e) {
+      throw Errors.translate(e.getCause(), prefix);
     }
   }
 }

@@ -103,13 +103,12 @@ final class ConfigReleases {
           + " instance under " + ConfigInstances.clientRoot(prefix) + " (live: " + (live.isEmpty() ? "none"
           : live) + "); nothing was written");
     }
-    releases.write(new GrayRelease(key, candidate, rule));
+    releases.write(new GrayRelease(key, candidate, rule), released.czxid());
   }
 
   Optional<GrayRelease> gray(String key) {
     ConfigGray releases = grayOrFail();
-    node.apply(key); // checks the key
-    return Optional.ofNullable(releases.release(key));
+    return Optional.ofNullable(releases.release(key, node.apply(key)));
   }
 
   List<ConfigInstance> grayInstances() {
@@ -119,27 +118,38 @@ final class ConfigReleases {
 
   List<ConfigInstance> grayReach(String key) {
     ConfigGray releases = grayOrFail();
-    node.apply(key); // checks the key
-    GrayRelease release = releases.release(key);
+    GrayRelease release = releases.release(key, node.apply(key));
     return release == null ? List.of() : instances.reachedBy(release.rule());
   }
 
+  /**
+   * Promotes the candidate the ensemble holds, not the one this copy last heard of (it may have
+   * been aborted or replaced meanwhile): reads the gray node, then releases its candidate in one
+   * transaction with the node's removal at the version read, so that a release changed in between
+   * is refused rather than released, or its successor's node deleted.
+   */
   ConfigEntry promote(String key) {
     ConfigGray releases = grayOrFail();
-    node.apply(key);
-    GrayRelease release = releases.release(key);
-    if (release == null) {
-      throw new IllegalStateException("No gray release of config key '" + key + "' under " + prefix
-          + " is in progress; nothing to promote");
+    node.apply(key); // checks the key
+    ConfigGray.Current current = releases.read(key);
+    if (current == null || current.entry().release() == null) {
+      throw noGrayRelease(key, "");
     }
-    ConfigEntry entry = writes.set(key, checkHistorySize(key, release.candidate()), "promote gray release");
-    releases.remove(key);
-    return entry;
+    String candidate = checkHistorySize(key, current.entry().release().candidate());
+    return writes.promote(key, candidate, current.entry(), releases.removal(key, current.version()), () -> {
+      ConfigGray.Current now = releases.read(key);
+      return now != null && now.version() == current.version();
+    }, why -> noGrayRelease(key, why));
+  }
+
+  private IllegalStateException noGrayRelease(String key, String why) {
+    return new IllegalStateException("No gray release of config key '" + key + "' under " + prefix
+        + " is in progress" + why + "; nothing was promoted");
   }
 
   boolean abort(String key) {
     ConfigGray releases = grayOrFail();
-    node.apply(key);
+    node.apply(key); // checks the key
     return releases.remove(key);
   }
 

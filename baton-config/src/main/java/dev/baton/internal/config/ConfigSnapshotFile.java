@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.config.ConfigSnapshotException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -28,9 +29,9 @@ import java.util.Map;
  *  "entries":{"db/url":{"value":"jdbc:...","version":3}}}
  * }</pre>
  *
- * <p>Written whole to a temporary file in the same directory, flushed to disk, then renamed over
- * the old one, so a reader (or a process restarted after a crash) sees the old file or the new
- * one, never a mix.
+ * <p>Written whole to a temporary file in the same directory (every byte, its size checked),
+ * flushed to disk, then renamed over the old one and the directory flushed, so a reader (or a
+ * process restarted after a crash) sees the old file or the new one, never a mix or a short one.
  */
 final class ConfigSnapshotFile {
   static final String FORMAT = "baton-config-snapshot/1";
@@ -92,8 +93,23 @@ final class ConfigSnapshotFile {
     return keys;
   }
 
+  /** One write call on a channel, as {@link FileChannel#write(ByteBuffer)}: it may write fewer bytes than remain. */
+  @FunctionalInterface
+  interface ChannelWrite {
+    int write(FileChannel channel, ByteBuffer bytes) throws IOException;
+  }
+
   /** Replaces the file with {@code keys}, atomically where the file system allows. */
   static void write(Path file, String serverPath, Map<String, ConfigTree.Node> keys) throws IOException {
+    write(file, serverPath, keys, FileChannel::write);
+  }
+
+  /**
+   * As {@link #write(Path, String, Map)}, each write call made by {@code writeCall} (tests make
+   * them short, or fail).
+   */
+  static void write(Path file, String serverPath, Map<String, ConfigTree.Node> keys, ChannelWrite writeCall)
+      throws IOException {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
     root.put("path", serverPath);
@@ -111,16 +127,41 @@ final class ConfigSnapshotFile {
     Path temporary = Files.createTempFile(directory, "." + file.getFileName(), ".tmp");
     try {
       try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-        channel.write(java.nio.ByteBuffer.wrap(bytes));
+        // A write call may write fewer bytes than it was given (the disk filling, say): loop until
+        // all are written, or the call fails.
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          writeCall.write(channel, buffer);
+        }
         channel.force(true);
+        // What the file system holds, not what the calls said: a file short by a byte must never
+        // take the good one's place.
+        long size = channel.size();
+        if (size != bytes.length) {
+          throw new IOException("The new config snapshot " + temporary + " holds " + size + " bytes, not the "
+              + bytes.length + " bytes written; the old file " + file + " is kept");
+        }
       }
       try {
         Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      forceDirectory(directory);
     } finally {
       Files.deleteIfExists(temporary);
+    }
+  }
+
+  /**
+   * Flushes the directory, so that the rename itself survives a crash of the machine; where a
+   * directory cannot be opened (Windows), the rename is as durable as the file system makes it.
+   */
+  private static void forceDirectory(Path directory) {
+    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException | UnsupportedOperationException e) {
+      // Not supported here: nothing more can be done.
     }
   }
 

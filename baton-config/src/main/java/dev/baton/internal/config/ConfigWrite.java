@@ -67,13 +67,29 @@ final class ConfigWrite {
     }
   }
 
-  /** Sends a request once connected, and waits for its reply. */
+  /**
+   * Sends a request once connected, and waits for its reply. A write whose revision alone failed
+   * (the key's history folder was removed by hand) was not applied: it is sent again as it was,
+   * and creates the folder first; answering it as a conflict made a compare-and-set report one
+   * that never happened.
+   */
   ConfigRequests.Reply send(ConfigRequests.Request request) {
-    awaitConnection();
-    try {
-      return await(request.send(session.handle()));
-    } catch (RuntimeException e) {
-      throw Errors.translate(e, path);
+    for (int round = 1; ; round++) {
+      awaitConnection();
+      ConfigRequests.Reply reply;
+      try {
+        reply = await(request.send(session.handle()));
+      } catch (RuntimeException e) {
+        throw Errors.translate(e, path);
+      }
+      if (reply.failed() != ConfigRequests.Part.REVISION) {
+        return reply;
+      }
+      if (round >= MAX_STRUCTURE_ROUNDS) {
+        throw new BatonException("Cannot " + what + " config key '" + key + "': its history folder under "
+            + ConfigHistory.clientRoot(requests.prefix()) + " keeps disappearing while this write makes it;"
+            + " nothing was written");
+      }
     }
   }
 

@@ -123,6 +123,61 @@ final class ConfigWrites {
     }
   }
 
+  /**
+   * Makes {@code value}, the candidate of {@code release}, the key's released value: one
+   * transaction sets the key on the version it holds (with its revision) and applies {@code
+   * removal}, the removal of the gray node at the version read. A removal that fails means the
+   * release changed since it was read: refused, nothing written. After a lost reply, {@code
+   * stillThere} reads whether the gray node is still at that version (then nothing was applied).
+   *
+   * @throws IllegalStateException from {@code noRelease} if the release was changed meanwhile, or
+   *     the key is gone or is another node than the one the candidate was released beside
+   */
+  ConfigEntry promote(String key, String value, ConfigGray.Entry release, ConfigRequests.Guard removal,
+      java.util.function.BooleanSupplier stillThere,
+      java.util.function.Function<String, IllegalStateException> noRelease) {
+    ConfigWrite write = new ConfigWrite(requests, key, value, "promote gray release");
+    ConfigTree.Node known = tree.node(key);
+    while (true) {
+      if (known == null) {
+        known = (write.replyLost ? write.readAfterLoss() : write.read()).orElse(null);
+      }
+      if (!release.belongsTo(known)) {
+        throw noRelease.apply(" (its candidate was released beside a value of the key since deleted; abort it)");
+      }
+      int version = known.version();
+      ConfigRequests.Reply reply = write.send(h -> requests.setData(h, key, write.data, version, write.what,
+          removal));
+      if (reply.failed() == ConfigRequests.Part.GUARD) {
+        throw noRelease.apply(" as it was read: it was aborted, promoted or replaced by another grayRelease"
+            + " meanwhile. Read gray(key) and decide again");
+      }
+      switch (reply.code()) {
+        case OK -> {
+          return new ConfigEntry(key, value, reply.stat().getVersion());
+        }
+        case BADVERSION, NONODE -> known = null;
+        default -> {
+          write.failUnlessLost(reply.code());
+          boolean notApplied;
+          try {
+            notApplied = stillThere.getAsBoolean();
+          } catch (dev.baton.ConnectionException e) {
+            throw write.outcomeUnknown("the connection did not come back in time to read the gray release again", e);
+          }
+          if (!notApplied) {
+            known = write.readAfterLoss().orElse(null);
+            if (known != null && value.equals(known.value())) {
+              return new ConfigEntry(key, value, known.version());
+            }
+            throw write.outcomeUnknown("the gray release has ended since, by this call or another client");
+          }
+          known = null; // the gray node is still at the version read: nothing was applied
+        }
+      }
+    }
+  }
+
   boolean compareAndSet(String key, int expectedVersion, String value) {
     checkVersion(expectedVersion);
     ConfigWrite write = new ConfigWrite(requests, key, value, "compare-and-set");

@@ -4,10 +4,10 @@ import dev.baton.config.GrayRelease;
 import dev.baton.internal.cache.NodeTree;
 import dev.baton.internal.cache.TreeSync;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -26,8 +26,9 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
   private final Consumer<List<ConfigTree.Change>> deliver;
   private ConfigGray gray;
   private TreeSync<ConfigTree.Node> released;
-  // Guarded by this: the keys whose candidate listeners were last told, and that candidate.
-  private final Map<String, String> candidatesTold = new HashMap<>();
+  // Written under this, read by readers without it: the keys whose candidate listeners were last
+  // told, and that candidate.
+  private final Map<String, String> candidatesTold = new ConcurrentHashMap<>();
 
   GrayView(String instanceId, Map<String, String> labels, ConfigTree tree,
       Consumer<List<ConfigTree.Change>> deliver) {
@@ -49,18 +50,22 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
 
   /** The candidate this instance sees for {@code key}, or null if it sees the released value. */
   String candidate(String key) {
-    GrayRelease release = gray.release(key);
-    if (!matches(release)) {
-      return null;
-    }
-    ConfigTree.Node released = tree.node(key);
-    return released != null && released.isKey() ? release.candidate() : null;
+    GrayRelease release = gray.release(key, tree.node(key));
+    return matches(release) ? release.candidate() : null;
   }
 
-  /** What this instance sees of {@code key}, whose released node is {@code node} (may be null). */
+  /**
+   * What this instance sees of {@code key}, whose released node is {@code node} (may be null). A
+   * candidate that has just gone is still seen until the released copy has caught up (see {@link
+   * #changed}): reads show what listeners were told, never the old released value in between.
+   */
   String value(String key, ConfigTree.Node node) {
     String candidate = candidate(key);
-    return candidate != null ? candidate : node == null ? null : node.value();
+    if (candidate != null) {
+      return candidate;
+    }
+    String settling = candidatesTold.get(key);
+    return settling != null ? settling : node == null ? null : node.value();
   }
 
   /** Released values changed: delivers what changes of what is seen. */
@@ -144,8 +149,9 @@ final class GrayView implements TreeSync.Sink<ConfigGray.Entry> {
   Map<String, String> overlay(Map<String, String> values) {
     for (Map.Entry<String, String> entry : values.entrySet()) {
       String candidate = candidate(entry.getKey());
-      if (candidate != null) {
-        entry.setValue(candidate);
+      String seen = candidate != null ? candidate : candidatesTold.get(entry.getKey());
+      if (seen != null) {
+        entry.setValue(seen);
       }
     }
     return values;

@@ -220,9 +220,10 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
   @Override
   public Optional<ConfigEntry> entry(String key) {
     ConfigTree.Node node = node(key);
-    return node == null || !node.isKey() ? Optional.empty()
-        : Optional.of(new ConfigEntry(key, grayView == null ? node.value() : grayView.value(key, node),
-            node.version()));
+    // The released value, even where this instance sees a candidate: the version is the released
+    // node's, and a compare-and-set on it must not publish a value based on the candidate.
+    return node == null || !node.isKey() ? Optional.empty() : Optional.of(new ConfigEntry(key, node.value(),
+        node.version()));
   }
 
   @Override
@@ -302,7 +303,24 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
     Objects.requireNonNull(format, "format must not be null");
     checkNotClosed();
     session.checkOpen();
-    return imports.write(ConfigText.read(text, format));
+    Map<String, String> values = ConfigText.read(text, format);
+    awaitCopyBeforeImport();
+    return imports.write(values);
+  }
+
+  /**
+   * An import compares with the copy and writes on its versions: after a reconnection (say, right
+   * after an import whose outcome was unknown) a copy not yet reloaded would make every batch
+   * fail as a conflict. So wait for it, at most the connection timeout; then go on regardless (a
+   * stale version still only fails its batch, harmlessly).
+   */
+  private void awaitCopyBeforeImport() {
+    try {
+      sync.awaitSynced(System.nanoTime() + Durations.timeoutNanos(session.settings().connectionTimeout()), false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted before an import into " + prefix + "; nothing was written", e);
+    }
   }
 
   // ---- history and gray releases -------------------------------------------------------------
