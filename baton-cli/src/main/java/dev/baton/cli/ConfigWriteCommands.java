@@ -125,7 +125,7 @@ final class ConfigWriteCommands {
 
   @Command(name = "watch", mixinStandardHelpOptions = true,
       description = "Prints every change below <prefix> as it happens, one line each (key, old value, new value),"
-          + " until Ctrl-C.")
+          + " until Ctrl-C. With --json, each line is one JSON object: {\"key\", \"old\", \"new\"}, null for none.")
   static final class Watch implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
@@ -145,7 +145,7 @@ final class ConfigWriteCommands {
         config.addListener((key, oldValue, newValue) -> {
           synchronized (out) {
             if (json.enabled) {
-              JsonOutput.print(out, JsonOutput.object("key", key, "old", oldValue, "new", newValue));
+              JsonOutput.printLine(out, JsonOutput.object("key", key, "old", oldValue, "new", newValue));
             } else {
               out.println(key + ": " + (oldValue == null ? "(none)" : oldValue) + " -> "
                   + (newValue == null ? "(deleted)" : newValue));
