@@ -326,7 +326,7 @@ final class ConfigReleaseCommands {
         if (reached.isEmpty()) {
           out.println("the gray release of " + key + " reaches no live instance now");
         }
-        reached.forEach(i -> out.println(i.id() + " " + i.labels()));
+        reached.forEach(i -> out.println(GrayText.instance(i)));
         out.flush();
         return BatonCommand.OK;
       }

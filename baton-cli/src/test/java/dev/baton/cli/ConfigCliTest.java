@@ -139,4 +139,22 @@ class ConfigCliTest extends StandaloneZooKeeper {
     assertThat(blankLabel.exitCode()).isEqualTo(BatonCommand.USAGE);
     assertThat(blankLabel.err()).contains("--labels");
   }
+
+  @Test
+  void consoleAndReach_printRulesAndInstancesAsTyped() {
+    try (ConfigCenter canary = ConfigCenter.open(baton, "/cli33-console",
+        ConfigOptions.defaults().withInstance("canary-1", Map.of("zone", "eu-1")))) {
+      canary.set("feature/x", "off");
+      canary.grayRelease("feature/x", "on", GrayRule.forLabels(Map.of("zone", "eu-1")));
+      try (ConsoleConfig console = new ConsoleConfig(baton, List.of("/cli33-console"))) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> view = (Map<String, Object>) console.snapshot().get(0);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> key = (Map<String, Object>) ((List<Object>) view.get("keys")).get(0);
+        assertThat(key.get("gray")).isEqualTo(Map.of("candidate", "on", "rule", "labels zone=eu-1"));
+      }
+      assertThat(cli("config", "gray", "reach", "/cli33-console", "feature/x").out().strip())
+          .isEqualTo("canary-1 (zone=eu-1)");
+    }
+  }
 }
