@@ -205,6 +205,11 @@ final class ConfigReleaseCommands {
       return ConfigOptions.defaults().withHistory(DEFAULT_HISTORY).withInstance(CLI_INSTANCE, Map.of()).unannounced();
     }
 
+    /** For commands that only read the releases in progress: no history needed, still unannounced. */
+    static ConfigOptions readOptions() {
+      return ConfigOptions.defaults().withInstance(CLI_INSTANCE, Map.of()).unannounced();
+    }
+
     /** Exactly one way to choose the instances. */
     static final class Rule {
       @Option(names = "--labels", paramLabel = "KEY=VALUE", split = ",",
@@ -229,7 +234,10 @@ final class ConfigReleaseCommands {
     }
 
     @Command(name = "set", mixinStandardHelpOptions = true,
-        description = "Publishes <value> for <key> to the instances the rule matches; the others keep the released value.")
+        description = {"Publishes <value> for <key> to the instances the rule matches; the others keep the released value.",
+            "The rule must match a live instance: an application's config center opened withInstance(id, labels),"
+                + " or, for a test run from the command line alone, 'baton config watch <prefix> --instance ID"
+                + " --labels K=V' in another terminal, which announces that instance while it watches."})
     static final class Set implements Callable<Integer> {
       @Spec CommandSpec spec;
       @Mixin ConnectOptions connection;
@@ -255,10 +263,24 @@ final class ConfigReleaseCommands {
           throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         with(spec, connection, prefix, options(), config -> {
-          config.grayRelease(key, value, chosen);
+          try {
+            config.grayRelease(key, value, chosen);
+          } catch (IllegalArgumentException e) {
+            List<ConfigInstance> live = config.grayInstances();
+            if (live.stream().noneMatch(instance -> instance.isReachedBy(chosen))) {
+              // The library's message prints the rule and instances as records; say it as the options were typed.
+              throw new ParameterException(spec.commandLine(), "the gray rule '" + GrayText.rule(chosen)
+                  + "' for " + key + " matches no live instance below " + prefix + " (live: "
+                  + (live.isEmpty() ? "none" : String.join(", ", live.stream().map(GrayText::instance).toList()))
+                  + "); nothing was written. Announce one for a test run with: baton config watch " + prefix
+                  + " --instance ID --labels K=V", e);
+            }
+            throw e;
+          }
           return null;
         });
-        spec.commandLine().getOut().println("gray release of " + key + " published: " + value + " for " + chosen);
+        spec.commandLine().getOut().println("gray release of " + key + " published: " + value + " for "
+            + GrayText.rule(chosen));
         spec.commandLine().getOut().flush();
         return BatonCommand.OK;
       }
@@ -304,7 +326,7 @@ final class ConfigReleaseCommands {
         if (reached.isEmpty()) {
           out.println("the gray release of " + key + " reaches no live instance now");
         }
-        reached.forEach(i -> out.println(i.id() + " " + i.labels()));
+        reached.forEach(i -> out.println(GrayText.instance(i)));
         out.flush();
         return BatonCommand.OK;
       }

@@ -3,9 +3,13 @@ package dev.baton.cli;
 import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
+import dev.baton.config.ConfigOptions;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,7 +129,10 @@ final class ConfigWriteCommands {
 
   @Command(name = "watch", mixinStandardHelpOptions = true,
       description = "Prints every change below <prefix> as it happens, one line each (key, old value, new value),"
-          + " until Ctrl-C.")
+          + " until Ctrl-C. With --json, each line is one JSON object: {\"key\", \"old\", \"new\"}, null for none."
+          + " With --instance, watches as that config center instance, announced while it watches: a live"
+          + " instance gray rules can match (for a test run without the application), and the changes are"
+          + " those it sees, gray candidates included.")
   static final class Watch implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
@@ -134,18 +141,51 @@ final class ConfigWriteCommands {
     @Parameters(index = "0", paramLabel = "<prefix>", description = "The config center's prefix, e.g. /config.")
     String prefix;
 
+    @ArgGroup(exclusive = false)
+    GrayInstance instance;
+
+    /** The instance a watch announces itself as, for gray releases. */
+    static final class GrayInstance {
+      @Option(names = "--instance", required = true, paramLabel = "ID",
+          description = "Watch as the config center instance ID, announced for gray releases while watching.")
+      String id;
+
+      @Option(names = "--labels", paramLabel = "KEY=VALUE", split = ",",
+          description = "The announced instance's labels, e.g. zone=eu-1,version=2 (with --instance).")
+      Map<String, String> labels = new LinkedHashMap<>();
+    }
+
     /** Released by Ctrl-C; tests release it to stop watching. */
     final CountDownLatch stop = new CountDownLatch(1);
 
     @Override
     public Integer call() throws InterruptedException {
       LockCommand.checkPath(prefix, "<prefix>", "config prefix", spec);
+      ConfigOptions options = ConfigOptions.defaults();
+      if (instance != null) {
+        if (instance.labels.keySet().stream().anyMatch(String::isBlank)) {
+          throw new ParameterException(spec.commandLine(), "--labels: label names must not be blank, were "
+              + instance.labels.keySet());
+        }
+        try {
+          options = options.withInstance(instance.id, instance.labels);
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), "--instance/--labels: " + e.getMessage());
+        }
+      }
       PrintWriter out = spec.commandLine().getOut();
-      try (Baton baton = connection.open(spec); ConfigCenter config = ConfigCommand.open(baton, prefix, spec)) {
+      try (Baton baton = connection.open(spec);
+           ConfigCenter config = ConfigCommand.open(baton, prefix, options, spec)) {
+        if (instance != null) {
+          // On stderr, so that standard output stays the changes alone (one JSON object a line with --json).
+          spec.commandLine().getErr().println("announced as instance " + instance.id + " ("
+              + GrayText.labels(instance.labels) + ") for gray releases below " + prefix + " while watching");
+          spec.commandLine().getErr().flush();
+        }
         config.addListener((key, oldValue, newValue) -> {
           synchronized (out) {
             if (json.enabled) {
-              JsonOutput.print(out, JsonOutput.object("key", key, "old", oldValue, "new", newValue));
+              JsonOutput.printLine(out, JsonOutput.object("key", key, "old", oldValue, "new", newValue));
             } else {
               out.println(key + ": " + (oldValue == null ? "(none)" : oldValue) + " -> "
                   + (newValue == null ? "(deleted)" : newValue));

@@ -62,7 +62,7 @@ final class ConsoleConfig implements AutoCloseable {
     key.put("key", entry.key());
     key.put("value", entry.value());
     key.put("version", entry.version());
-    key.put("gray", center.gray(entry.key()).map(g -> Map.of("candidate", g.candidate(), "rule", g.rule().toString()))
+    key.put("gray", center.gray(entry.key()).map(g -> Map.of("candidate", g.candidate(), "rule", GrayText.rule(g.rule())))
         .orElse(null));
     return key;
   }

@@ -33,6 +33,19 @@ final class JsonOutput {
     }
   }
 
+  /**
+   * Prints {@code document} as JSON on one line, for streams of events (one object per line, as
+   * {@code jq} and log shippers read them).
+   */
+  static void printLine(PrintWriter out, Object document) {
+    try {
+      out.println(MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(document));
+      out.flush();
+    } catch (JsonProcessingException e) {
+      throw new CliException("Could not write JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
   /** An ordered map from alternating keys and values, so that fields keep the documented order. */
   static Map<String, Object> object(Object... keysAndValues) {
     Map<String, Object> map = new LinkedHashMap<>();

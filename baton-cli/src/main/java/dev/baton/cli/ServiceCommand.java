@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  * {@code baton service}: the services of a registry, or the live instances of one (Baton's or
  * curator-x-discovery's). Reads only.
  */
-@Command(name = "service", mixinStandardHelpOptions = true, subcommands = {ServiceRegisterCommand.class},
+@Command(name = "service", mixinStandardHelpOptions = true, subcommands = {ServiceRegisterCommand.class, ServicePickCommand.class},
     description = "Prints the services registered below <base>, or, given <service>, its live instances:"
         + " id, address:port, enabled, payload.")
 final class ServiceCommand implements Callable<Integer> {

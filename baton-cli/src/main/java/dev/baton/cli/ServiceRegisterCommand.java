@@ -1,6 +1,8 @@
 package dev.baton.cli;
 
 import dev.baton.Baton;
+import dev.baton.discovery.HealthCheck;
+import dev.baton.discovery.RegisterOptions;
 import dev.baton.discovery.Registration;
 import dev.baton.discovery.ServiceInstance;
 import dev.baton.discovery.ServiceRegistry;
@@ -26,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "register", mixinStandardHelpOptions = true,
     description = "Registers an instance of <service> below <base> (an ephemeral node in curator-x-discovery's JSON"
         + " layout) and holds it until Ctrl-C, or, given a command after --, while that command runs; the"
-        + " registration ends with it. Exits with the command's exit code.")
+        + " registration ends with it. Exits with the command's exit code. With --health, checks the instance"
+        + " and marks it down or up again meanwhile.")
 final class ServiceRegisterCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
@@ -52,6 +55,18 @@ final class ServiceRegisterCommand implements Callable<Integer> {
   @Option(names = "--payload", paramLabel = "KEY=VALUE", description = "A payload entry; repeat for more.")
   Map<String, String> payload = new LinkedHashMap<>();
 
+  @Option(names = "--weight", paramLabel = "N",
+      description = "The payload's weight, which 'service pick --strategy weighted-random' (and the library's"
+          + " WEIGHTED_RANDOM) honours: 0 or more, 0 never picked while another is up. Default: none (counts as 1)."
+          + " Written as a JSON number, which --payload weight=N (text) is not.")
+  Integer weight;
+
+  @Option(names = "--zone", paramLabel = "ZONE",
+      description = "The payload's zone, which 'service pick --zone' (and the library's preferringZone) prefers.")
+  String zone;
+
+  @Mixin HealthOption health;
+
   /** Released by Ctrl-C; tests release it to end the registration. */
   final CountDownLatch stop = new CountDownLatch(1);
 
@@ -61,9 +76,25 @@ final class ServiceRegisterCommand implements Callable<Integer> {
     if (port != null && (port < 1 || port > 65535)) {
       throw new ParameterException(spec.commandLine(), "--port must be between 1 and 65535, was " + port);
     }
+    Map<String, Object> fullPayload = new LinkedHashMap<>(payload);
+    if (weight != null) {
+      if (weight < 0) {
+        throw new ParameterException(spec.commandLine(), "--weight must be 0 or more, was " + weight);
+      }
+      putOnce(fullPayload, "weight", weight, "--weight"); // a JSON number: pickers read no other weight
+    }
+    if (zone != null) {
+      if (zone.isBlank()) {
+        throw new ParameterException(spec.commandLine(), "--zone must not be blank");
+      }
+      putOnce(fullPayload, "zone", zone, "--zone");
+    }
+    HealthCheck check = health.check(spec);
+    RegisterOptions options = check == null ? RegisterOptions.defaults()
+        : RegisterOptions.defaults().withHealthCheck(check, health.interval);
     ServiceInstance.Builder builder;
     try {
-      builder = ServiceInstance.builder(service).address(address).payload(payload);
+      builder = ServiceInstance.builder(service).address(address).payload(fullPayload);
       if (port != null) {
         builder.port(port);
       }
@@ -76,8 +107,9 @@ final class ServiceRegisterCommand implements Callable<Integer> {
     ServiceInstance instance = builder.build();
     PrintWriter out = spec.commandLine().getOut();
     try (Baton baton = connection.open(spec); ServiceRegistry registry = ServiceRegistry.open(baton, base);
-         Registration registration = registry.register(instance)) {
-      out.println("registered " + ServiceCommand.describe(instance) + " as " + base + "/" + service + "/" + instance.id());
+         Registration registration = registry.register(instance, options)) {
+      out.println("registered " + ServiceCommand.describe(instance) + " as " + base + "/" + service + "/" + instance.id()
+          + (check == null ? "" : ", checked every " + health.interval.toMillis() + " ms" + " at " + health.url));
       out.flush();
       if (command != null && !command.isEmpty()) {
         // The registration is not a lock: losing it does not stop the command, so no guard here.
@@ -87,5 +119,14 @@ final class ServiceRegisterCommand implements Callable<Integer> {
       UntilStopped.await(stop, "baton-register");
     }
     return BatonCommand.OK;
+  }
+
+  /** Adds {@code key} unless {@code --payload} gave it too: two values for one field is a mistake to name. */
+  private void putOnce(Map<String, Object> map, String key, Object value, String option) {
+    if (map.containsKey(key)) {
+      throw new ParameterException(spec.commandLine(), option + " and --payload " + key + "=" + map.get(key)
+          + " both set the payload's " + key + "; give one");
+    }
+    map.put(key, value);
   }
 }
