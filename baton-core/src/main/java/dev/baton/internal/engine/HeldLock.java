@@ -111,8 +111,9 @@ public final class HeldLock implements SessionObserver, Holding {
     }
   }
 
+  /** Lease listeners by default: where no async result completes, so loss notices are not held up. */
   public Executor defaultExecutor() {
-    return session.eventExecutor();
+    return session.noticeExecutor();
   }
 
   public Lease newLease() {

@@ -289,7 +289,8 @@ abstract class Candidacy {
 
   public final void addListener(LeadershipListener listener) {
     Objects.requireNonNull(listener, "listener");
-    listeners.add(listener, session.eventExecutor());
+    // Beside the lease and connection-state notices, where no user's async result can hold it up.
+    listeners.add(listener, session.noticeExecutor());
   }
 
   public final void addListener(LeadershipListener listener, Executor executor) {

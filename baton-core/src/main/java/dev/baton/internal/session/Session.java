@@ -42,7 +42,12 @@ import org.slf4j.LoggerFactory;
  * therefore reported before the ensemble can hand their lock to anyone else.
  *
  * <p>State changes are processed on the ZooKeeper event thread of the current handle (internal
- * observers are called there and must not block); user listeners run on the event executor.
+ * observers are called there and must not block). Two executors run user code: the notice
+ * executor ({@link #noticeExecutor()}) tells connection-state, lease and leadership listeners, and
+ * nothing else runs on it; the event executor ({@link #eventExecutor()}) completes async results
+ * and runs data listeners. A loss must be heard before another client can be granted, and user
+ * code chained on an async result ({@code thenAccept}) runs on the thread that completed it: were
+ * it the notice thread, one slow job would hold every loss notice behind it.
  */
 public final class Session implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -53,6 +58,7 @@ public final class Session implements AutoCloseable {
   private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService ownEventExecutor;
   private final Executor eventExecutor;
+  private final ExecutorService noticeExecutor;
   private final Object lock = new Object();
   private final Set<SessionObserver> observers = ConcurrentHashMap.newKeySet();
   private final Map<ConnectionStateListener, Executor> listeners = new ConcurrentHashMap<>();
@@ -72,6 +78,7 @@ public final class Session implements AutoCloseable {
     this.negotiatedTimeoutNanos = settings.sessionTimeout().toNanos();
     this.scheduler = new ScheduledThreadPoolExecutor(1, threads("baton-" + clientId + "-timer"));
     this.scheduler.setRemoveOnCancelPolicy(true);
+    this.noticeExecutor = Executors.newSingleThreadExecutor(threads("baton-" + clientId + "-notices"));
     if (eventExecutor == null) {
       this.ownEventExecutor = Executors.newSingleThreadExecutor(threads("baton-" + clientId + "-events"));
       this.eventExecutor = ownEventExecutor;
@@ -263,8 +270,8 @@ public final class Session implements AutoCloseable {
 
   /**
    * Tells the connection-state listeners, then the recipes. The listeners' calls are handed to
-   * their executors first, so that on one executor (the client's event executor by default, a
-   * single thread) a listener hears SUSPENDED, RECONNECTED or LOST before any recipe listener hears
+   * their executors first, so that on one executor (the notice executor by default, a single
+   * thread) a listener hears SUSPENDED, RECONNECTED or LOST before any recipe listener hears
    * what the recipe made of it ("leader again" comes after RECONNECTED, as in Curator). The
    * recipes' own state (a lease's, a latch's) changes at once all the same.
    */
@@ -332,8 +339,17 @@ public final class Session implements AutoCloseable {
     return Duration.ofNanos(negotiatedTimeoutNanos);
   }
 
+  /** Where async results complete and data listeners (caches, config, registry) run by default. */
   public Executor eventExecutor() {
     return eventExecutor;
+  }
+
+  /**
+   * The client's own single thread for connection-state, lease and leadership notices: no async
+   * result completes on it, so user code chained on one cannot delay a loss notice.
+   */
+  public Executor noticeExecutor() {
+    return noticeExecutor;
   }
 
   public ScheduledThreadPoolExecutor scheduler() {
@@ -418,14 +434,20 @@ public final class Session implements AutoCloseable {
     }
     firstConnection.countDown();
     scheduler.shutdownNow();
+    drain(noticeExecutor, "-notices");
     if (ownEventExecutor != null) {
-      ownEventExecutor.shutdown();
-      if (!Thread.currentThread().getName().startsWith("baton-" + clientId + "-events")) {
-        try {
-          ownEventExecutor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+      drain(ownEventExecutor, "-events");
+    }
+  }
+
+  /** Lets the notices and results already handed over run, unless called from that very thread. */
+  private void drain(ExecutorService executor, String threadSuffix) {
+    executor.shutdown();
+    if (!Thread.currentThread().getName().equals("baton-" + clientId + threadSuffix)) {
+      try {
+        executor.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }
