@@ -159,6 +159,11 @@ public final class QueueWaiter implements SessionObserver {
   private ScheduledFuture<?> timer;
   private int retries;
   private long lockDelayNanos;
+  /**
+   * What a claim of our current node read before it, when its own reply was lost: a retry then
+   * reads our own record, which no longer says who held before. Null while not known.
+   */
+  private Boolean previousLostBeforeClaim;
 
   public QueueWaiter(Session session, String serverLockPath, QueueLayout layout, QueueRule rule, byte[] data,
       boolean mayWait) {
@@ -259,6 +264,7 @@ public final class QueueWaiter implements SessionObserver {
   private void send() {
     uuid = UUID.randomUUID().toString();
     ourNode = null;
+    previousLostBeforeClaim = null;
     lower = null;
     truncatedBelow = null;
     Session.Handle sentOn = handle;
@@ -595,9 +601,13 @@ public final class QueueWaiter implements SessionObserver {
           return;
         }
         Code code = Code.get(rc) != Code.OK ? Code.get(rc) : readCode[0];
+        if (readCode[0] == Code.OK && !LockDelay.isOwnClaim(previous[0], ourNode)
+            && previousLostBeforeClaim == null) {
+          previousLostBeforeClaim = LockDelay.previousHolderWasLost(previous[0], ourNode);
+        }
         switch (code) {
           case OK -> {
-            if (LockDelay.previousHolderWasLost(previous[0], ourNode)) {
+            if (mustDelay(previous[0])) {
               session.schedule(() -> {
                 synchronized (this) {
                   if (sentOn == handle && phase == Phase.QUEUEING) {
@@ -615,6 +625,18 @@ public final class QueueWaiter implements SessionObserver {
         }
       }
     }, null);
+  }
+
+  /**
+   * Whether the holder before us may have been lost. Our own record means an earlier claim of
+   * this node was applied and its reply lost: what that claim read decides, and if its read was
+   * lost too, nobody can tell any more, so the grant waits (a lost holder's writes may be in flight).
+   */
+  private boolean mustDelay(byte[] record) {
+    if (LockDelay.isOwnClaim(record, ourNode)) {
+      return previousLostBeforeClaim == null || previousLostBeforeClaim;
+    }
+    return LockDelay.previousHolderWasLost(record, ourNode);
   }
 
   private void grantNow() {
