@@ -359,8 +359,15 @@ public final class QueueWaiter implements SessionObserver {
   /**
    * The create's reply was lost: the node may or may not exist. Look for our UUID among the
    * children; only a node owned by the current session is ours to use.
+   *
+   * <p>A {@code sync} goes first, in the same round trip: on an ensemble the session may now be on
+   * another server than the one the create went through, which may not have applied it yet; a
+   * listing there could miss our node, and the node created next would leave the first an orphan
+   * blocking the queue for the session's life. The server answers the session's later listing only
+   * once it has caught up with the leader as of the sync. Only this rare path pays for it.
    */
   private void searchForLostCreate() {
+    handle.zk().sync(serverLockPath, (rc, path, ctx) -> { }, null); // the listing's outcome tells
     requestListing(true);
   }
 
