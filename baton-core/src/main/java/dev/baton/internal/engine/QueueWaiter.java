@@ -189,11 +189,17 @@ public final class QueueWaiter implements SessionObserver {
   /**
    * Joins the queue. The future completes on ZooKeeper's event thread; {@code timeoutNanos < 0}
    * waits without limit, and on timeout (or, for a waiter that may not wait, on finding someone
-   * ahead) the future fails with {@code onTimeout}'s exception.
+   * ahead) the future fails with {@code onTimeout}'s exception. A waiter cancelled before this
+   * call sends nothing and returns its failed future.
    */
   public CompletableFuture<Acquisition> start(long timeoutNanos, Supplier<RuntimeException> onTimeout) {
-    session.addObserver(this);
     synchronized (this) {
+      if (phase != Phase.QUEUEING) {
+        // Left before it started (its owner's waiters all went): abandon() has nothing to undo
+        // for a waiter registered nowhere, so it must not register, nor send a create.
+        return result;
+      }
+      session.addObserver(this);
       this.onTimeout = onTimeout;
       try {
         if (timeoutNanos >= 0 && mayWait) {

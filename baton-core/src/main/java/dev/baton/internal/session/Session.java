@@ -366,6 +366,11 @@ public final class Session implements AutoCloseable {
     }
   }
 
+  /** How many internal observers are registered: a leak shows here (diagnostics and tests). */
+  public int observerCount() {
+    return observers.size();
+  }
+
   public void addObserver(SessionObserver observer) {
     observers.add(observer);
   }
