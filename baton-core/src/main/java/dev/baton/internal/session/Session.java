@@ -230,7 +230,8 @@ public final class Session implements AutoCloseable {
           try {
             handle = newHandle();
           } catch (RuntimeException e) {
-            log.error("Cannot open a new session at {}", settings.connectString(), e);
+            log.error("Cannot open a new session at {}; trying again", settings.connectString(), e);
+            scheduleReopen(source, 1);
           }
         }
         case AuthFailed -> log.error(
@@ -253,6 +254,38 @@ public final class Session implements AutoCloseable {
     if (next != null) {
       publish(next, source);
     }
+  }
+
+  /**
+   * Opening the handle that replaces an expired one failed (no host resolves for a while, say):
+   * tries again after the retry policy's pause, for as long as the client is open. Without it the
+   * client would stay on the expired handle, which never hears of the ensemble again.
+   */
+  private void scheduleReopen(Handle expired, int attempt) {
+    long delay = Math.max(settings.retryPolicy().delayBefore(Math.min(attempt, 10)).toNanos(), 1_000_000);
+    try {
+      scheduler.schedule(() -> reopen(expired, attempt), delay, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      log.debug("Not opening a new session: the client is closing");
+    }
+  }
+
+  private void reopen(Handle expired, int attempt) {
+    synchronized (lock) {
+      if (closed || handle != expired) {
+        return;
+      }
+      try {
+        handle = newHandle();
+      } catch (RuntimeException e) {
+        log.warn("Cannot open a new session at {} (attempt {}): {}; trying again", settings.connectString(),
+            attempt + 1, e.getMessage());
+        scheduleReopen(expired, attempt + 1);
+        return;
+      }
+    }
+    // The recipes heard LOST while there was no new handle to queue on: there is one now.
+    notifyObservers(ConnectionState.LOST, expired);
   }
 
   /** Silence past the validity bound: ephemeral nodes of the session can no longer be trusted. */
