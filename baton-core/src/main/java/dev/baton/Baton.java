@@ -384,12 +384,13 @@ public final class Baton implements AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} on the client's event executor for every later change of state, before
-   * recipe listeners on that executor hear what the change did to their recipe (see {@link
-   * ConnectionStateListener} for the order).
+   * Calls {@code listener} for every later change of state on the client's notice thread, where
+   * lease and leadership listeners run by default (and no async result completes, so user code
+   * chained on one cannot delay a notice): it hears a change before those listeners hear what the
+   * change did to their recipe (see {@link ConnectionStateListener} for the order).
    */
   public void addConnectionStateListener(ConnectionStateListener listener) {
-    session.addStateListener(Objects.requireNonNull(listener, "listener"), session.eventExecutor());
+    session.addStateListener(Objects.requireNonNull(listener, "listener"), session.noticeExecutor());
   }
 
   /**
@@ -573,8 +574,13 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
-     * Where listeners and async results run by default. By default a single thread of the
-     * client's own, so listeners see events in order.
+     * Where async results ({@code acquireAsync()} and the like) complete, and where data listeners
+     * (caches, the config center, the registry) and revocation requests run by default. By
+     * default a single thread of the client's own, so listeners see events in order. Connection-
+     * state, lease and leadership listeners do not run here by default but on a notice thread of
+     * the client's own that no async result completes on: a slow {@code thenAccept} on this
+     * executor then cannot delay a SUSPECT or LOST notice past the moment another client can be
+     * granted the lock.
      */
     public Builder eventExecutor(Executor eventExecutor) {
       this.eventExecutor = Objects.requireNonNull(eventExecutor, "eventExecutor");

@@ -115,6 +115,44 @@ class SessionTest {
     }
   }
 
+  /**
+   * After expiry the new handle cannot be opened at first (here its socket refuses twice). The
+   * session keeps trying with the retry policy's pauses instead of staying on the expired handle
+   * for good; once it opens, a waiter queued on the old session queues again on the new one.
+   */
+  @Test
+  void expiry_newHandleFailsToOpen_retriedUntilANewSessionOpens_andWaitersQueueAgain() throws Exception {
+    String path = "/session/expiry-retry";
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
+        Baton baton = client(proxy.connectString())
+            .zkClientProperty("zookeeper.clientCnxnSocket", org.apache.zookeeper.FailingClientCnxnSocket.class.getName())
+            .build();
+        Baton other = client(cluster.connectString()).sessionTimeout(Duration.ofSeconds(10)).build()) {
+      List<ConnectionState> states = new CopyOnWriteArrayList<>();
+      baton.addConnectionStateListener(states::add);
+      long firstSession = baton.sessionId();
+      Lease held = other.mutex(path).acquire(Duration.ofSeconds(5));
+      java.util.concurrent.CompletableFuture<Lease> waiting = baton.mutex(path).acquireAsync();
+      await().atMost(Duration.ofSeconds(10)).until(() -> other.mutex(path).waiters().size() == 1);
+
+      org.apache.zookeeper.FailingClientCnxnSocket.failNext(2);
+      proxy.blackhole();
+      await().atMost(Duration.ofSeconds(10)).until(() -> states.contains(ConnectionState.LOST));
+      // Held long enough past the session timeout that the ensemble has ended the session.
+      await().atMost(Duration.ofSeconds(10)).until(() -> other.mutex(path).waiters().isEmpty());
+      proxy.restore();
+
+      await().atMost(Duration.ofSeconds(15)).until(() -> baton.sessionId() != firstSession
+          && baton.connectionState() == ConnectionState.RECONNECTED);
+      assertThat(org.apache.zookeeper.FailingClientCnxnSocket.failuresLeft()).isZero();
+      await().atMost(Duration.ofSeconds(10)).until(() -> other.mutex(path).waiters().size() == 1);
+      held.close();
+      waiting.get(10, java.util.concurrent.TimeUnit.SECONDS).close();
+    } finally {
+      org.apache.zookeeper.FailingClientCnxnSocket.failNext(0);
+    }
+  }
+
   @Test
   void namespace_placesNodesUnderIt() throws Exception {
     try (Baton baton = client(cluster.connectString()).namespace("/apps/shop").build();

@@ -88,7 +88,11 @@ public interface LeaderLatch extends AutoCloseable {
    */
   Optional<Lease> leadership();
 
-  /** Tells {@code listener}, on the client's event executor, of every later change of leadership. */
+  /**
+   * Tells {@code listener} of every later change of leadership, on the client's notice thread
+   * (beside the lease and connection-state listeners; no async result completes there, so a slow
+   * {@code thenAccept} cannot delay a "lost").
+   */
   void addListener(LeadershipListener listener);
 
   /** Tells {@code listener}, on {@code executor}, of every later change of leadership. */

@@ -66,7 +66,11 @@ public interface LeaderSelector extends AutoCloseable {
   /** Whether this participant's task runs now with leadership that can be trusted. Local state. */
   boolean hasLeadership();
 
-  /** Tells {@code listener}, on the client's event executor, of every later change of leadership. */
+  /**
+   * Tells {@code listener} of every later change of leadership, on the client's notice thread
+   * (beside the lease and connection-state listeners; no async result completes there, so a slow
+   * {@code thenAccept} cannot delay a "lost").
+   */
   void addListener(LeadershipListener listener);
 
   /** Tells {@code listener}, on {@code executor}, of every later change of leadership. */

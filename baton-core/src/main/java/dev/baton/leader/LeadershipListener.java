@@ -6,7 +6,7 @@ import dev.baton.lock.LeaseState;
 /**
  * Told when a {@link LeaderLatch} or {@link LeaderSelector} becomes leader and when it stops
  * being leader. Calls to one listener come in the order the changes happened, on the executor it
- * was added with (by default the client's event executor, one thread).
+ * was added with (by default the client's notice thread, which no async result completes on).
  *
  * <p>{@link #leadershipLost} comes as soon as leadership can no longer be trusted: when the
  * connection is suspended (the lease turns {@link LeaseState#SUSPECT}), when the session expires

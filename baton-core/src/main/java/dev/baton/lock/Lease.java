@@ -64,7 +64,12 @@ public interface Lease extends AutoCloseable {
     throw new UnsupportedOperationException("this lease (" + path() + ") cannot be revoked");
   }
 
-  /** Calls {@code listener} on the client's event executor for every later state change. */
+  /**
+   * Calls {@code listener} for every later state change, on the client's notice thread: where
+   * connection-state and leadership listeners run by default and no async result completes, so a
+   * slow job chained on one cannot delay the SUSPECT or LOST that must be heard before another
+   * client can be granted the lock. A listener that blocks delays the others on that thread.
+   */
   void addListener(LeaseListener listener);
 
   /** Calls {@code listener} on {@code executor} for every later state change. */

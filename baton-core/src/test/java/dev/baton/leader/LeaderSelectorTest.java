@@ -273,4 +273,56 @@ class LeaderSelectorTest extends ClusterTestSupport {
     next.close();
     awaitChildren(path, 0);
   }
+
+  /**
+   * The leader's lease is presumed lost while its link is cut, then the same session comes back.
+   * Its task ignores the interrupt: while it runs its node must stay, so the next participant
+   * does not lead beside it; once the task returns, the next one leads.
+   */
+  @Test
+  void presumedLostThenSameSessionBack_stubbornTaskKeepsItsNodeUntilItReturns() throws Exception {
+    String path = "/selector/stubborn-presumed-lost";
+    CountDownLatch release = new CountDownLatch(1);
+    List<dev.baton.lock.LeaseState> told = new CopyOnWriteArrayList<>();
+    AtomicBoolean sawInterrupt = new AtomicBoolean();
+    AtomicBoolean returned = new AtomicBoolean();
+    try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
+      Baton leaderClient = baton(proxy.connectString(), Duration.ofSeconds(6));
+      LeaderSelector stubborn = closing(leaderClient.leaderSelector(path, "stubborn", lease -> {
+        lease.addListener((l, state) -> told.add(state), Runnable::run);
+        while (true) {
+          try {
+            release.await();
+            returned.set(true);
+            return;
+          } catch (InterruptedException e) {
+            sawInterrupt.set(true); // and carries on
+          }
+        }
+      }));
+      stubborn.start();
+      await().atMost(WAIT).until(stubborn::hasLeadership);
+      long session = leaderClient.sessionId();
+      BlockingTask nextTask = new BlockingTask();
+      LeaderSelector next = closing(baton().leaderSelector(path, "next", nextTask));
+      next.start();
+      awaitChildren(path, 2);
+
+      proxy.cut();
+      await().atMost(WAIT).until(() -> told.contains(dev.baton.lock.LeaseState.LOST));
+      proxy.restore();
+      await().atMost(WAIT).until(() -> leaderClient.connectionState() == dev.baton.ConnectionState.RECONNECTED);
+      assertThat(leaderClient.sessionId()).as("the same session came back").isEqualTo(session);
+      assertThat(sawInterrupt).isTrue();
+
+      // A presumed loss deletes the node once the session is back, retried at most 1 s apart.
+      await().during(Duration.ofSeconds(3)).atMost(WAIT).until(
+          () -> nextTask.started.getCount() == 1 && raw.children(path).size() == 2);
+      release.countDown();
+      assertThat(nextTask.started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      assertThat(returned).isTrue();
+      next.close();
+      awaitChildren(path, 0);
+    }
+  }
 }

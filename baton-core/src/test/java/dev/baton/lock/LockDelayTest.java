@@ -56,6 +56,70 @@ class LockDelayTest extends ClusterTestSupport {
     }
   }
 
+  /**
+   * The holder is lost; the next holder's claim (its read of the record and its own record) is
+   * applied but the reply is lost with its connection. The retry reads the claim's own record,
+   * which no longer tells who held before: that is "unknown", so the grant is held back.
+   */
+  @Test
+  void lostHolder_claimReplyLost_nextHolderIsStillHeldBack() throws Exception {
+    String path = "/delay/lost-claim-reply";
+    for (String made : List.of("/delay", path)) { // up front: the slowed link carries only the lock's requests
+      try {
+        raw.zk().create(made, new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            org.apache.zookeeper.CreateMode.PERSISTENT);
+      } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+        // made by another test
+      }
+    }
+    try (FaultProxy holderLink = FaultProxy.start(cluster.address(0));
+        FaultProxy waiterLink = FaultProxy.start(cluster.address(0))) {
+      Lease lost = baton(holderLink.connectString(), Duration.ofSeconds(1)).mutex(path, HOUR).acquire(WAIT);
+      dev.baton.Baton waiterClient = baton(waiterLink.connectString(), Duration.ofSeconds(20));
+      CompletableFuture<Lease> waiting = waiterClient.mutex(path, HOUR).acquireAsync();
+      awaitChildren(path, 2);
+      String waiterNode = raw.children(path).stream()
+          .max((a, b) -> a.substring(a.lastIndexOf('-')).compareTo(b.substring(b.lastIndexOf('-')))).orElseThrow();
+      await().atMost(WAIT).until(() -> watchedBy(waiterClient, path));
+      waiterLink.delay(Duration.ofSeconds(1)); // replies trail what the server applied
+
+      holderLink.blackhole(); // the holder's session expires; the server deletes its node
+      await().atMost(WAIT).until(() -> record(path).equals("held:" + waiterNode));
+      waiterLink.cut(); // the claim's replies are still in the delay line: dropped
+      int claimVersion = raw.zk().exists(path, false).getVersion();
+      assertThat(waiting).isNotDone();
+      assertThat(lost.isValid()).isFalse();
+      waiterLink.delay(Duration.ZERO);
+      waiterLink.restore();
+
+      // The retried claim is applied; then its reply is handled before any later one of the session.
+      await().atMost(WAIT).until(() -> raw.zk().exists(path, false).getVersion() > claimVersion);
+      answeredAfterEverythingSentSoFar(waiterClient, path);
+      assertThat(waiting).as("held back by the lock-delay").isNotDone();
+
+      waiting.cancel(true);
+      awaitChildren(path, 0);
+    }
+  }
+
+  /** Whether a getData watch of {@code client}'s session is set on a node under {@code path}. */
+  private static boolean watchedBy(dev.baton.Baton client, String path) {
+    return cluster.watchesBySession(0).getOrDefault(client.sessionId(), java.util.Set.of()).stream()
+        .anyMatch(watched -> watched.startsWith(path + "/"));
+  }
+
+  /**
+   * Returns once {@code client}'s session has answered a request sent now, and its event executor
+   * has run what was handed to it until then: replies are handled in the order sent.
+   */
+  private static void answeredAfterEverythingSentSoFar(dev.baton.Baton client, String path) throws Exception {
+    dev.baton.internal.session.Session session = dev.baton.internal.session.Sessions.of(client);
+    CompletableFuture<Void> answered = new CompletableFuture<>();
+    session.handle().zk().exists(path, false, (rc, p, ctx, stat) -> answered.complete(null), null);
+    answered.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    CompletableFuture.runAsync(() -> { }, session.eventExecutor()).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
   @Test
   void lostHolder_nextHolderGetsTheLockOnceTheDelayHasPassed() throws Exception {
     String path = "/delay/lost-short";

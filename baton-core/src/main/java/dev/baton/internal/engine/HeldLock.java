@@ -41,6 +41,8 @@ public final class HeldLock implements SessionObserver, Holding {
   private volatile Runnable onRelease = () -> { };
   private volatile NodeKeeper keeper;
   private volatile boolean markReleases;
+  /** Whether a loss the session may come back from deletes the node at once (see {@link #lose}). */
+  private final boolean deleteWhenLost;
 
   /**
    * Takes over the node when its holder releases it, instead of deleting it: the mutex's cohort (local hand-over and caching)
@@ -54,6 +56,16 @@ public final class HeldLock implements SessionObserver, Holding {
   private record Subscription(Lease lease, LeaseListener listener, Executor executor) {}
 
   public HeldLock(Session session, QueueWaiter.Acquisition acquisition, String path) {
+    this(session, acquisition, path, true);
+  }
+
+  /**
+   * With {@code deleteWhenLost == false}, a lease presumed lost keeps its node until it is
+   * released (or the session ends): for a holder whose work may outlive its lease, such as a
+   * leader selector's task that ignores the interrupt, so nobody else is granted while it runs.
+   */
+  public HeldLock(Session session, QueueWaiter.Acquisition acquisition, String path, boolean deleteWhenLost) {
+    this.deleteWhenLost = deleteWhenLost;
     this.session = session;
     this.handle = acquisition.handle();
     this.path = path;
@@ -121,8 +133,9 @@ public final class HeldLock implements SessionObserver, Holding {
     }
   }
 
+  /** Lease listeners by default: where no async result completes, so loss notices are not held up. */
   public Executor defaultExecutor() {
-    return session.eventExecutor();
+    return session.noticeExecutor();
   }
 
   public Lease newLease() {
@@ -212,8 +225,9 @@ public final class HeldLock implements SessionObserver, Holding {
   }
 
   private void lose() {
-    if (transition(LeaseState.LOST, true)) {
-      // If the session comes back after all, the node must not block the others.
+    if (transition(LeaseState.LOST, true) && deleteWhenLost) {
+      // If the session comes back after all, the node must not block the others. A holder that
+      // keeps its node while lost deletes it on release (exit), as the levels reach zero.
       Nodes.deleteInBackground(session, handle, serverNodePath);
     }
   }

@@ -37,6 +37,11 @@ public final class LockDelay {
     return (HELD + node).getBytes(StandardCharsets.UTF_8);
   }
 
+  /** Whether the record is our own claim: an earlier claim of ours was applied, its reply lost. */
+  static boolean isOwnClaim(byte[] record, String ourNode) {
+    return record != null && new String(record, StandardCharsets.UTF_8).equals(HELD + ourNode);
+  }
+
   /** Whether the record read before our own claim names another holder that never released. */
   static boolean previousHolderWasLost(byte[] record, String ourNode) {
     if (record == null) {

@@ -159,6 +159,11 @@ public final class QueueWaiter implements SessionObserver {
   private ScheduledFuture<?> timer;
   private int retries;
   private long lockDelayNanos;
+  /**
+   * What a claim of our current node read before it, when its own reply was lost: a retry then
+   * reads our own record, which no longer says who held before. Null while not known.
+   */
+  private Boolean previousLostBeforeClaim;
 
   public QueueWaiter(Session session, String serverLockPath, QueueLayout layout, QueueRule rule, byte[] data,
       boolean mayWait) {
@@ -184,11 +189,17 @@ public final class QueueWaiter implements SessionObserver {
   /**
    * Joins the queue. The future completes on ZooKeeper's event thread; {@code timeoutNanos < 0}
    * waits without limit, and on timeout (or, for a waiter that may not wait, on finding someone
-   * ahead) the future fails with {@code onTimeout}'s exception.
+   * ahead) the future fails with {@code onTimeout}'s exception. A waiter cancelled before this
+   * call sends nothing and returns its failed future.
    */
   public CompletableFuture<Acquisition> start(long timeoutNanos, Supplier<RuntimeException> onTimeout) {
-    session.addObserver(this);
     synchronized (this) {
+      if (phase != Phase.QUEUEING) {
+        // Left before it started (its owner's waiters all went): abandon() has nothing to undo
+        // for a waiter registered nowhere, so it must not register, nor send a create.
+        return result;
+      }
+      session.addObserver(this);
       this.onTimeout = onTimeout;
       try {
         if (timeoutNanos >= 0 && mayWait) {
@@ -259,6 +270,7 @@ public final class QueueWaiter implements SessionObserver {
   private void send() {
     uuid = UUID.randomUUID().toString();
     ourNode = null;
+    previousLostBeforeClaim = null;
     lower = null;
     truncatedBelow = null;
     Session.Handle sentOn = handle;
@@ -353,8 +365,15 @@ public final class QueueWaiter implements SessionObserver {
   /**
    * The create's reply was lost: the node may or may not exist. Look for our UUID among the
    * children; only a node owned by the current session is ours to use.
+   *
+   * <p>A {@code sync} goes first, in the same round trip: on an ensemble the session may now be on
+   * another server than the one the create went through, which may not have applied it yet; a
+   * listing there could miss our node, and the node created next would leave the first an orphan
+   * blocking the queue for the session's life. The server answers the session's later listing only
+   * once it has caught up with the leader as of the sync. Only this rare path pays for it.
    */
   private void searchForLostCreate() {
+    handle.zk().sync(serverLockPath, (rc, path, ctx) -> { }, null); // the listing's outcome tells
     requestListing(true);
   }
 
@@ -595,9 +614,13 @@ public final class QueueWaiter implements SessionObserver {
           return;
         }
         Code code = Code.get(rc) != Code.OK ? Code.get(rc) : readCode[0];
+        if (readCode[0] == Code.OK && !LockDelay.isOwnClaim(previous[0], ourNode)
+            && previousLostBeforeClaim == null) {
+          previousLostBeforeClaim = LockDelay.previousHolderWasLost(previous[0], ourNode);
+        }
         switch (code) {
           case OK -> {
-            if (LockDelay.previousHolderWasLost(previous[0], ourNode)) {
+            if (mustDelay(previous[0])) {
               session.schedule(() -> {
                 synchronized (this) {
                   if (sentOn == handle && phase == Phase.QUEUEING) {
@@ -615,6 +638,18 @@ public final class QueueWaiter implements SessionObserver {
         }
       }
     }, null);
+  }
+
+  /**
+   * Whether the holder before us may have been lost. Our own record means an earlier claim of
+   * this node was applied and its reply lost: what that claim read decides, and if its read was
+   * lost too, nobody can tell any more, so the grant waits (a lost holder's writes may be in flight).
+   */
+  private boolean mustDelay(byte[] record) {
+    if (LockDelay.isOwnClaim(record, ourNode)) {
+      return previousLostBeforeClaim == null || previousLostBeforeClaim;
+    }
+    return LockDelay.previousHolderWasLost(record, ourNode);
   }
 
   private void grantNow() {

@@ -68,6 +68,12 @@ final class SharedListings {
     });
   }
 
+  /** How many waiters of {@code handle}'s session share the listings of this queue now. */
+  static int users(Session.Handle handle, String serverPath, List<String> kinds) {
+    SharedListings shared = OPEN.get(new Key(handle, serverPath, kinds));
+    return shared == null ? 0 : shared.users;
+  }
+
   /** One waiter is done with it; the last one's leaving forgets it (a listing on its way still answers). */
   void leave() {
     OPEN.computeIfPresent(key, (k, current) -> current != this || --users > 0 ? current : null);

@@ -114,6 +114,14 @@ abstract class Candidacy {
    */
   abstract Runnable leaseChanged(Term term, LeaseState state);
 
+  /**
+   * Whether a lease presumed lost keeps its node until it is closed: a selector's task may run on
+   * after the interrupt, and the next leader must not start beside it while this session lives.
+   */
+  boolean keepsNodeWhileLost() {
+    return false;
+  }
+
   // ---- life cycle -------------------------------------------------------------------------
 
   final void startOnce() {
@@ -163,7 +171,7 @@ abstract class Candidacy {
   }
 
   private void granted(Term term, QueueWaiter.Acquisition acquisition) {
-    Lease lease = new HeldLock(session, acquisition, path).newLease();
+    Lease lease = new HeldLock(session, acquisition, path, !keepsNodeWhileLost()).newLease();
     // Direct: the lease's SUSPECT and LOST must reach listeners before another participant can lead.
     lease.addListener((l, state) -> reconcile(term), Runnable::run);
     boolean stale;
@@ -289,7 +297,8 @@ abstract class Candidacy {
 
   public final void addListener(LeadershipListener listener) {
     Objects.requireNonNull(listener, "listener");
-    listeners.add(listener, session.eventExecutor());
+    // Beside the lease and connection-state notices, where no user's async result can hold it up.
+    listeners.add(listener, session.noticeExecutor());
   }
 
   public final void addListener(LeadershipListener listener, Executor executor) {

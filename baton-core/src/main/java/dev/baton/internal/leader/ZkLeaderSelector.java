@@ -58,6 +58,12 @@ public final class ZkLeaderSelector extends Candidacy implements LeaderSelector 
     return true;
   }
 
+  /** The task's thread closes the lease once the task returns; that deletes the node. */
+  @Override
+  boolean keepsNodeWhileLost() {
+    return true;
+  }
+
   @Override
   Runnable leaseChanged(Term term, LeaseState state) {
     switch (state) {

@@ -42,7 +42,12 @@ import org.slf4j.LoggerFactory;
  * therefore reported before the ensemble can hand their lock to anyone else.
  *
  * <p>State changes are processed on the ZooKeeper event thread of the current handle (internal
- * observers are called there and must not block); user listeners run on the event executor.
+ * observers are called there and must not block). Two executors run user code: the notice
+ * executor ({@link #noticeExecutor()}) tells connection-state, lease and leadership listeners, and
+ * nothing else runs on it; the event executor ({@link #eventExecutor()}) completes async results
+ * and runs data listeners. A loss must be heard before another client can be granted, and user
+ * code chained on an async result ({@code thenAccept}) runs on the thread that completed it: were
+ * it the notice thread, one slow job would hold every loss notice behind it.
  */
 public final class Session implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -53,6 +58,7 @@ public final class Session implements AutoCloseable {
   private final ScheduledThreadPoolExecutor scheduler;
   private final ExecutorService ownEventExecutor;
   private final Executor eventExecutor;
+  private final ExecutorService noticeExecutor;
   private final Object lock = new Object();
   private final Set<SessionObserver> observers = ConcurrentHashMap.newKeySet();
   private final Map<ConnectionStateListener, Executor> listeners = new ConcurrentHashMap<>();
@@ -72,6 +78,7 @@ public final class Session implements AutoCloseable {
     this.negotiatedTimeoutNanos = settings.sessionTimeout().toNanos();
     this.scheduler = new ScheduledThreadPoolExecutor(1, threads("baton-" + clientId + "-timer"));
     this.scheduler.setRemoveOnCancelPolicy(true);
+    this.noticeExecutor = Executors.newSingleThreadExecutor(threads("baton-" + clientId + "-notices"));
     if (eventExecutor == null) {
       this.ownEventExecutor = Executors.newSingleThreadExecutor(threads("baton-" + clientId + "-events"));
       this.eventExecutor = ownEventExecutor;
@@ -223,7 +230,8 @@ public final class Session implements AutoCloseable {
           try {
             handle = newHandle();
           } catch (RuntimeException e) {
-            log.error("Cannot open a new session at {}", settings.connectString(), e);
+            log.error("Cannot open a new session at {}; trying again", settings.connectString(), e);
+            scheduleReopen(source, 1);
           }
         }
         case AuthFailed -> log.error(
@@ -248,6 +256,38 @@ public final class Session implements AutoCloseable {
     }
   }
 
+  /**
+   * Opening the handle that replaces an expired one failed (no host resolves for a while, say):
+   * tries again after the retry policy's pause, for as long as the client is open. Without it the
+   * client would stay on the expired handle, which never hears of the ensemble again.
+   */
+  private void scheduleReopen(Handle expired, int attempt) {
+    long delay = Math.max(settings.retryPolicy().delayBefore(Math.min(attempt, 10)).toNanos(), 1_000_000);
+    try {
+      scheduler.schedule(() -> reopen(expired, attempt), delay, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      log.debug("Not opening a new session: the client is closing");
+    }
+  }
+
+  private void reopen(Handle expired, int attempt) {
+    synchronized (lock) {
+      if (closed || handle != expired) {
+        return;
+      }
+      try {
+        handle = newHandle();
+      } catch (RuntimeException e) {
+        log.warn("Cannot open a new session at {} (attempt {}): {}; trying again", settings.connectString(),
+            attempt + 1, e.getMessage());
+        scheduleReopen(expired, attempt + 1);
+        return;
+      }
+    }
+    // The recipes heard LOST while there was no new handle to queue on: there is one now.
+    notifyObservers(ConnectionState.LOST, expired);
+  }
+
   /** Silence past the validity bound: ephemeral nodes of the session can no longer be trusted. */
   private void presumeLost(Handle source) {
     synchronized (lock) {
@@ -263,8 +303,8 @@ public final class Session implements AutoCloseable {
 
   /**
    * Tells the connection-state listeners, then the recipes. The listeners' calls are handed to
-   * their executors first, so that on one executor (the client's event executor by default, a
-   * single thread) a listener hears SUSPENDED, RECONNECTED or LOST before any recipe listener hears
+   * their executors first, so that on one executor (the notice executor by default, a single
+   * thread) a listener hears SUSPENDED, RECONNECTED or LOST before any recipe listener hears
    * what the recipe made of it ("leader again" comes after RECONNECTED, as in Curator). The
    * recipes' own state (a lease's, a latch's) changes at once all the same.
    */
@@ -332,8 +372,17 @@ public final class Session implements AutoCloseable {
     return Duration.ofNanos(negotiatedTimeoutNanos);
   }
 
+  /** Where async results complete and data listeners (caches, config, registry) run by default. */
   public Executor eventExecutor() {
     return eventExecutor;
+  }
+
+  /**
+   * The client's own single thread for connection-state, lease and leadership notices: no async
+   * result completes on it, so user code chained on one cannot delay a loss notice.
+   */
+  public Executor noticeExecutor() {
+    return noticeExecutor;
   }
 
   public ScheduledThreadPoolExecutor scheduler() {
@@ -348,6 +397,11 @@ public final class Session implements AutoCloseable {
     if (closed) {
       throw new ClientClosedException(settings.connectString());
     }
+  }
+
+  /** How many internal observers are registered: a leak shows here (diagnostics and tests). */
+  public int observerCount() {
+    return observers.size();
   }
 
   public void addObserver(SessionObserver observer) {
@@ -418,14 +472,20 @@ public final class Session implements AutoCloseable {
     }
     firstConnection.countDown();
     scheduler.shutdownNow();
+    drain(noticeExecutor, "-notices");
     if (ownEventExecutor != null) {
-      ownEventExecutor.shutdown();
-      if (!Thread.currentThread().getName().startsWith("baton-" + clientId + "-events")) {
-        try {
-          ownEventExecutor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+      drain(ownEventExecutor, "-events");
+    }
+  }
+
+  /** Lets the notices and results already handed over run, unless called from that very thread. */
+  private void drain(ExecutorService executor, String threadSuffix) {
+    executor.shutdown();
+    if (!Thread.currentThread().getName().equals("baton-" + clientId + threadSuffix)) {
+      try {
+        executor.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }
