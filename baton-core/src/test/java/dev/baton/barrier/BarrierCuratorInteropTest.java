@@ -53,7 +53,8 @@ class BarrierCuratorInteropTest extends ClusterTestSupport {
   }
 
   private static List<String> members(String path) throws Exception {
-    List<String> children = raw.children(path);
+    // A copy: children() of a path not made yet is the immutable empty list.
+    List<String> children = new java.util.ArrayList<>(raw.children(path));
     children.remove("ready");
     return children;
   }
