@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.opentelemetry.ConfigTracing;
 import dev.baton.opentelemetry.TracingObserver;
 import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.ZooKeeperExtension;
@@ -65,6 +66,17 @@ class BatonTracingAutoConfigurationTest {
           assertThat(context.getBean(SimpleMeterRegistry.class).find("baton.lock.acquire").timer())
               .as("the metrics still recorded beside the spans").isNotNull()
               .extracting(t -> t.count()).isEqualTo(1L);
+        });
+  }
+
+  @Test
+  void configCenterBean_aSpanPerChangeDelivered() {
+    runner.withConfiguration(AutoConfigurations.of(BatonConfigAutoConfiguration.class))
+        .withPropertyValues("baton.connect-string=" + zk.connectString(), "baton.config.root=/config/spans").run(context -> {
+          context.getBean(ConfigCenter.class).set("shop.greeting", "hello");
+
+          await().atMost(WAIT).until(() -> spans(ConfigTracing.CHANGE_SPAN).size() == 1);
+          assertThat(spans(ConfigTracing.CHANGE_SPAN).get(0).getAttributes().get(ConfigTracing.KEY)).isEqualTo("shop.greeting");
         });
   }
 
