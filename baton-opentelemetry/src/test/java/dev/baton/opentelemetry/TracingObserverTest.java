@@ -183,6 +183,26 @@ class TracingObserverTest {
   }
 
   @Test
+  void connectionSuspendedThenBack_holdHasSuspectThenHeldEvents_endsAtReleaseWithoutError() {
+    FaultProxy proxy = closing(FaultProxy.start(zk.address()));
+    // A session long enough to outlive the cut: the lease comes back rather than being lost.
+    Baton baton = traced(proxy.connectString(), Duration.ofSeconds(20));
+    Lease lease = baton.mutex("/shop/shaky").acquire(WAIT);
+
+    proxy.cut();
+    await().atMost(WAIT).until(() -> lease.state() == LeaseState.SUSPECT);
+    proxy.restore();
+    await().atMost(WAIT).until(() -> lease.state() == LeaseState.HELD);
+    lease.close();
+
+    await().atMost(WAIT).until(() -> spans(TracingObserver.HOLD_SPAN).size() == 1);
+    SpanData hold = only(TracingObserver.HOLD_SPAN);
+    assertThat(hold.getEvents()).extracting(event -> event.getAttributes().get(TracingObserver.LEASE_STATE))
+        .containsExactly("SUSPECT", "HELD");
+    assertThat(hold.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+  }
+
+  @Test
   void semaphore_waitAndHoldRecordedAsTheSemaphoreRecipe() {
     Baton baton = traced(zk.connectString(), Duration.ofSeconds(10));
     Semaphore semaphore = baton.semaphore("/shop/slots", 2);

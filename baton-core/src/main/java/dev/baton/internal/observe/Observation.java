@@ -149,7 +149,7 @@ public final class Observation {
     heldByPath.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     tell(o -> o.acquired(recipe, path, Duration.ofNanos(grantedAt - startNanos), grant));
     long token = lease.fencingToken();
-    tell(o -> acquisition.granted(grant, token));
+    follow(acquisition, a -> a.granted(grant, token));
     // The hold ends at the first final state: a release after a loss is not a second end.
     AtomicBoolean ended = new AtomicBoolean();
     // Only a lease that was SUSPECT can be restored: a HELD told on registration is not a change.
@@ -158,17 +158,17 @@ public final class Observation {
       if (state == LeaseState.SUSPECT) {
         suspect.set(true);
         tell(o -> o.leaseLost(recipe, path, BatonObserver.Loss.SUSPECT));
-        tell(o -> acquisition.leaseLost(BatonObserver.Loss.SUSPECT));
+        follow(acquisition, a -> a.leaseLost(BatonObserver.Loss.SUSPECT));
       } else if (state == LeaseState.HELD && suspect.compareAndSet(true, false)) {
-        tell(o -> acquisition.leaseRestored());
+        follow(acquisition, BatonObserver.Acquisition::leaseRestored);
       } else if ((state == LeaseState.RELEASED || state == LeaseState.LOST) && ended.compareAndSet(false, true)) {
         heldByPath.get(path).decrementAndGet();
         if (state == LeaseState.LOST) {
           tell(o -> o.leaseLost(recipe, path, BatonObserver.Loss.LOST));
-          tell(o -> acquisition.leaseLost(BatonObserver.Loss.LOST));
+          follow(acquisition, a -> a.leaseLost(BatonObserver.Loss.LOST));
         } else {
           tell(o -> o.released(recipe, path, Duration.ofNanos(System.nanoTime() - grantedAt)));
-          tell(o -> acquisition.released());
+          follow(acquisition, BatonObserver.Acquisition::released);
         }
       }
     };
@@ -242,7 +242,19 @@ public final class Observation {
 
   void failed(String recipe, String path, long startNanos, Throwable cause, BatonObserver.Acquisition acquisition) {
     tell(o -> o.acquireFailed(recipe, path, Duration.ofNanos(System.nanoTime() - startNanos), cause));
-    tell(o -> acquisition.failed(cause));
+    follow(acquisition, a -> a.failed(cause));
+  }
+
+  /** Tells one acquisition's follower, if the observer follows acquisitions at all. */
+  private void follow(BatonObserver.Acquisition acquisition, Consumer<BatonObserver.Acquisition> call) {
+    if (acquisition == BatonObserver.Acquisition.NONE) {
+      return; // the common case (metrics only): nobody follows this acquisition
+    }
+    try {
+      call.accept(acquisition);
+    } catch (RuntimeException e) {
+      log.warn("The Baton observer {} failed; the lock is not affected", observer, e);
+    }
   }
 
   private void tell(Consumer<BatonObserver> call) {
