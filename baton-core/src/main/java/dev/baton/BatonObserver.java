@@ -3,7 +3,8 @@ package dev.baton;
 import java.time.Duration;
 
 /**
- * Told what a client's locks and session do, for metrics ({@code baton-micrometer}) or logs. Set
+ * Told what a client's locks and session do, for metrics ({@code baton-micrometer}), traces
+ * ({@code baton-opentelemetry}, through {@link #acquisitionStarted}) or logs. Set
  * with {@link Baton.Builder#observer} (or {@code RedisBaton.Builder.observer} for Redis locks and
  * connection states); every method has a no-op default. Calls come on the thread
  * that saw the event (a caller's, or the client's event executor): keep them short and never block.
