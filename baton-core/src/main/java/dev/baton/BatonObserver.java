@@ -3,7 +3,8 @@ package dev.baton;
 import java.time.Duration;
 
 /**
- * Told what a client's locks and session do, for metrics ({@code baton-micrometer}) or logs. Set
+ * Told what a client's locks and session do, for metrics ({@code baton-micrometer}), traces
+ * ({@code baton-opentelemetry}, through {@link #acquisitionStarted}) or logs. Set
  * with {@link Baton.Builder#observer} (or {@code RedisBaton.Builder.observer} for Redis locks and
  * connection states); every method has a no-op default. Calls come on the thread
  * that saw the event (a caller's, or the client's event executor): keep them short and never block.
@@ -46,6 +47,53 @@ public interface BatonObserver {
     RELEASED,
     /** Handed to the dead letters after failing too often. */
     DEAD_LETTERED
+  }
+
+  /**
+   * An acquisition of {@code path} starts, on the calling thread, before any wait: the place to
+   * capture what belongs to the caller, such as its trace context. The {@link Acquisition}
+   * returned is told how this one acquisition ends and, once granted, how its hold goes, so an
+   * observer can follow each acquisition without matching paths. Called for locks and semaphores
+   * (not elections or queues), before {@link #acquired} or {@link #acquireFailed}; the default
+   * returns {@link Acquisition#NONE}.
+   *
+   * @param backend {@code "zookeeper"} or {@code "redis"}
+   */
+  default Acquisition acquisitionStarted(String backend, String recipe, String path) {
+    return Acquisition.NONE;
+  }
+
+  /**
+   * One acquisition, from {@link #acquisitionStarted}: told once how it ended ({@link #granted} or
+   * {@link #failed}) and, if granted, what its lease does until it ends ({@link #released} or
+   * {@link #leaseLost} with {@link Loss#LOST}). Calls may come on any thread, one at a time per
+   * acquisition; the same rules as {@link BatonObserver}'s hold: short, never blocking. Every
+   * method has a no-op default.
+   */
+  interface Acquisition {
+    /** Follows nothing. */
+    Acquisition NONE = new Acquisition() {};
+
+    /** The lease was granted, as {@code grant}, with {@code fencingToken}. */
+    default void granted(Grant grant, long fencingToken) {}
+
+    /**
+     * The acquisition gave up: {@code cause} is why, or {@code null} when a {@code tryAcquire}
+     * timed out without an exception.
+     */
+    default void failed(Throwable cause) {}
+
+    /**
+     * The granted lease stopped being trusted: {@link Loss#SUSPECT} (it may come back, see
+     * {@link #leaseRestored}) or {@link Loss#LOST} (the end of the hold).
+     */
+    default void leaseLost(Loss cause) {}
+
+    /** The granted lease, {@link Loss#SUSPECT} before, is held and trusted again. */
+    default void leaseRestored() {}
+
+    /** The granted lease was released by its holder: the end of the hold. */
+    default void released() {}
   }
 
   /** A lease was granted after {@code waited}. */

@@ -77,4 +77,67 @@ class ObserverTest extends ClusterTestSupport {
       assertThat(lease.isValid()).isTrue();
     }
   }
+
+  @Test
+  void acquisitionHooksThatThrow_lockGrantedAndReleased() {
+    Baton baton = observedClient(new BatonObserver() {
+      @Override
+      public Acquisition acquisitionStarted(String backend, String recipe, String path) {
+        if (path.endsWith("start")) {
+          throw new IllegalStateException("broken observer");
+        }
+        return new Acquisition() {
+          @Override
+          public void granted(Grant grant, long fencingToken) {
+            throw new IllegalStateException("broken acquisition");
+          }
+
+          @Override
+          public void released() {
+            throw new IllegalStateException("broken acquisition");
+          }
+        };
+      }
+    });
+
+    for (String path : List.of("/observed/broken-start", "/observed/broken-acquisition")) {
+      Lease lease = baton.mutex(path).acquire(Duration.ofSeconds(10));
+      assertThat(lease.isValid()).isTrue();
+      lease.close();
+      assertThat(baton.mutex(path).tryAcquire(Duration.ofSeconds(10))).as("released: free again").hasValueSatisfying(Lease::close);
+    }
+  }
+
+  @Test
+  void acquireAsync_acquisitionStartsOnTheCallersThread_thenTellsGrantAndRelease() throws Exception {
+    List<String> told = new CopyOnWriteArrayList<>();
+    Baton baton = observedClient(new BatonObserver() {
+      @Override
+      public Acquisition acquisitionStarted(String backend, String recipe, String path) {
+        told.add("started " + backend + " " + recipe + " " + path + " on " + Thread.currentThread().getName());
+        return new Acquisition() {
+          @Override
+          public void granted(Grant grant, long fencingToken) {
+            told.add("granted " + grant + " " + fencingToken);
+          }
+
+          @Override
+          public void released() {
+            told.add("released");
+          }
+        };
+      }
+    });
+    Lease theirs = baton().mutex("/observed/async").acquire(Duration.ofSeconds(10));
+    String started = "started zookeeper mutex /observed/async on " + Thread.currentThread().getName();
+
+    var future = baton.mutex("/observed/async").acquireAsync();
+    assertThat(told).containsExactly(started);
+    theirs.close();
+    Lease lease = future.get(20, TimeUnit.SECONDS);
+    lease.close();
+
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(told).containsExactly(
+        started, "granted QUEUED " + lease.fencingToken(), "released"));
+  }
 }

@@ -288,7 +288,7 @@ public final class RedisBaton implements AutoCloseable {
       }
       RedisSettings settings = new RedisSettings(uri, user, password, tls, trustStore, trustStorePassword,
           connectTimeout, commandTimeout, leaseTtl, renew, waiterLease);
-      return new RedisBaton(RedisSession.open(settings), Observation.of(observer, RedisLockMutex::handedOver));
+      return new RedisBaton(RedisSession.open(settings), Observation.of("redis", observer, RedisLockMutex::handedOver));
     }
 
     private static Duration positive(Duration value, String name) {

@@ -7,6 +7,7 @@ import dev.baton.leader.LeaderLatch;
 import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeadershipListener;
 import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.ReadWriteLock;
@@ -39,18 +40,20 @@ public final class Observation {
   private static final Logger log = LoggerFactory.getLogger(Observation.class);
   private static final long LOCAL_MASK = FencingTokens.PER_NODE - 1;
 
+  private final String backend;
   private final BatonObserver observer;
   private final Predicate<Lease> servedLocally;
   private final Map<String, AtomicInteger> heldByPath = new ConcurrentHashMap<>();
 
-  private Observation(BatonObserver observer, Predicate<Lease> servedLocally) {
+  private Observation(String backend, BatonObserver observer, Predicate<Lease> servedLocally) {
+    this.backend = backend;
     this.observer = observer;
     this.servedLocally = servedLocally;
   }
 
   /** For a ZooKeeper client; {@code null} when there is no observer: the client then wraps nothing. */
   public static Observation of(BatonObserver observer) {
-    return of(observer, lease -> (lease.fencingToken() & LOCAL_MASK) != 0);
+    return of("zookeeper", observer, lease -> (lease.fencingToken() & LOCAL_MASK) != 0);
   }
 
   /**
@@ -58,7 +61,15 @@ public final class Observation {
    * a lease that no request granted (handed over, or cached). {@code null} without an observer.
    */
   public static Observation of(BatonObserver observer, Predicate<Lease> servedLocally) {
-    return observer == null ? null : new Observation(observer, servedLocally);
+    return of("other", observer, servedLocally);
+  }
+
+  /**
+   * As {@link #of(BatonObserver, Predicate)}, naming the {@code backend} ({@code "redis"}) that
+   * {@link BatonObserver#acquisitionStarted} is told.
+   */
+  public static Observation of(String backend, BatonObserver observer, Predicate<Lease> servedLocally) {
+    return observer == null ? null : new Observation(backend, observer, servedLocally);
   }
 
   public Mutex mutex(String recipe, Mutex mutex) {
@@ -118,57 +129,88 @@ public final class Observation {
     return count != null && count.get() > 0;
   }
 
-  void granted(String recipe, String path, Lease lease, long startNanos, boolean reentrant, boolean busyAtStart) {
+  /** Tells the observer an acquisition starts, on the caller's thread, and what follows it. */
+  BatonObserver.Acquisition start(String recipe, String path) {
+    try {
+      BatonObserver.Acquisition acquisition = observer.acquisitionStarted(backend, recipe, path);
+      return acquisition == null ? BatonObserver.Acquisition.NONE : acquisition;
+    } catch (RuntimeException e) {
+      log.warn("The Baton observer {} failed; the lock is not affected", observer, e);
+      return BatonObserver.Acquisition.NONE;
+    }
+  }
+
+  void granted(String recipe, String path, Lease lease, long startNanos, boolean reentrant, boolean busyAtStart,
+      BatonObserver.Acquisition acquisition) {
     long grantedAt = System.nanoTime();
     BatonObserver.Grant grant = reentrant ? BatonObserver.Grant.REENTRANT
         : !servedLocally.test(lease) ? BatonObserver.Grant.QUEUED
         : busyAtStart ? BatonObserver.Grant.LOCAL_HAND_OVER : BatonObserver.Grant.CACHED;
     heldByPath.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     tell(o -> o.acquired(recipe, path, Duration.ofNanos(grantedAt - startNanos), grant));
+    long token = lease.fencingToken();
+    follow(acquisition, a -> a.granted(grant, token));
     // The hold ends at the first final state: a release after a loss is not a second end.
     AtomicBoolean ended = new AtomicBoolean();
-    lease.addListener((l, state) -> {
+    // Only a lease that was SUSPECT can be restored: a HELD told on registration is not a change.
+    AtomicBoolean suspect = new AtomicBoolean();
+    LeaseListener onState = (l, state) -> {
       if (state == LeaseState.SUSPECT) {
+        suspect.set(true);
         tell(o -> o.leaseLost(recipe, path, BatonObserver.Loss.SUSPECT));
+        follow(acquisition, a -> a.leaseLost(BatonObserver.Loss.SUSPECT));
+      } else if (state == LeaseState.HELD && suspect.compareAndSet(true, false)) {
+        follow(acquisition, BatonObserver.Acquisition::leaseRestored);
       } else if ((state == LeaseState.RELEASED || state == LeaseState.LOST) && ended.compareAndSet(false, true)) {
         heldByPath.get(path).decrementAndGet();
         if (state == LeaseState.LOST) {
           tell(o -> o.leaseLost(recipe, path, BatonObserver.Loss.LOST));
+          follow(acquisition, a -> a.leaseLost(BatonObserver.Loss.LOST));
         } else {
           tell(o -> o.released(recipe, path, Duration.ofNanos(System.nanoTime() - grantedAt)));
+          follow(acquisition, BatonObserver.Acquisition::released);
         }
       }
-    }, Runnable::run);
+    };
+    lease.addListener(onState, Runnable::run);
+    // A listener hears only later changes: an asynchronous grant is observed on the completing
+    // thread, after the caller may already have released the lease, or lost it.
+    LeaseState now = lease.state();
+    if (now == LeaseState.RELEASED || now == LeaseState.LOST) {
+      onState.stateChanged(lease, now);
+    }
   }
 
   /** Runs a blocking acquisition and tells how it went. */
   Lease blocking(String recipe, String path, boolean reentrant, Supplier<Lease> acquire) {
+    BatonObserver.Acquisition acquisition = start(recipe, path);
     long start = System.nanoTime();
     boolean busy = anyHeld(path);
     Lease lease;
     try {
       lease = acquire.get();
     } catch (RuntimeException e) {
-      failed(recipe, path, start, e);
+      failed(recipe, path, start, e, acquisition);
       throw e;
     }
-    granted(recipe, path, lease, start, reentrant, busy);
+    granted(recipe, path, lease, start, reentrant, busy, acquisition);
     return lease;
   }
 
   /** Runs an acquisition that may time out without an exception, and tells how it went. */
   Optional<Lease> trying(String recipe, String path, boolean reentrant, Supplier<Optional<Lease>> acquire) {
+    BatonObserver.Acquisition acquisition = start(recipe, path);
     long start = System.nanoTime();
     boolean busy = anyHeld(path);
     Optional<Lease> lease;
     try {
       lease = acquire.get();
     } catch (RuntimeException e) {
-      failed(recipe, path, start, e);
+      failed(recipe, path, start, e, acquisition);
       throw e;
     }
-    lease.ifPresentOrElse(l -> granted(recipe, path, l, start, reentrant, busy),
-        () -> failed(recipe, path, start, null));
+    lease.ifPresentOrElse(l -> granted(recipe, path, l, start, reentrant, busy, acquisition),
+        () -> failed(recipe, path, start, null, acquisition));
     return lease;
   }
 
@@ -177,21 +219,42 @@ public final class Observation {
    * back the recipe's own future, so that cancelling it still withdraws the waiter.
    */
   CompletableFuture<Lease> async(String recipe, String path, Supplier<CompletableFuture<Lease>> acquire) {
+    // Started here, on the caller's thread: the outcome comes on whichever thread completes it.
+    BatonObserver.Acquisition acquisition = start(recipe, path);
     long start = System.nanoTime();
     boolean busy = anyHeld(path);
-    CompletableFuture<Lease> future = acquire.get();
+    CompletableFuture<Lease> future;
+    try {
+      future = acquire.get();
+    } catch (RuntimeException e) {
+      failed(recipe, path, start, e, acquisition);
+      throw e;
+    }
     future.whenComplete((lease, error) -> {
       if (lease != null) {
-        granted(recipe, path, lease, start, false, busy);
+        granted(recipe, path, lease, start, false, busy, acquisition);
       } else {
-        failed(recipe, path, start, error);
+        failed(recipe, path, start, error, acquisition);
       }
     });
     return future;
   }
 
-  void failed(String recipe, String path, long startNanos, Throwable cause) {
+  void failed(String recipe, String path, long startNanos, Throwable cause, BatonObserver.Acquisition acquisition) {
     tell(o -> o.acquireFailed(recipe, path, Duration.ofNanos(System.nanoTime() - startNanos), cause));
+    follow(acquisition, a -> a.failed(cause));
+  }
+
+  /** Tells one acquisition's follower, if the observer follows acquisitions at all. */
+  private void follow(BatonObserver.Acquisition acquisition, Consumer<BatonObserver.Acquisition> call) {
+    if (acquisition == BatonObserver.Acquisition.NONE) {
+      return; // the common case (metrics only): nobody follows this acquisition
+    }
+    try {
+      call.accept(acquisition);
+    } catch (RuntimeException e) {
+      log.warn("The Baton observer {} failed; the lock is not affected", observer, e);
+    }
   }
 
   private void tell(Consumer<BatonObserver> call) {

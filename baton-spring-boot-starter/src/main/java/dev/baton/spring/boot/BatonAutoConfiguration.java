@@ -39,14 +39,16 @@ public class BatonAutoConfiguration {
     ConfigDataClient imported = beans.getBeanProvider(ConfigDataClient.class).getIfAvailable();
     if (imported != null) {
       if (all.stream().allMatch(ObserverCustomizer.class::isInstance)) {
-        all.forEach(c -> ((ObserverCustomizer) c).customize(imported));
+        ObserverCustomizer.combined(all).ifPresent(imported::observe);
         return imported.handOver();
       }
       log.info("spring.config.import=baton: opened a ZooKeeper client before the context, and BatonBuilderCustomizer"
           + " beans cannot change a client already built: the Baton bean gets a session of its own");
     }
     Baton.Builder builder = builderFrom(properties);
-    all.forEach(c -> c.customize(builder));
+    // A builder keeps one observer: the metrics' and the tracing's are set together, as one.
+    ObserverCustomizer.combined(all).ifPresent(builder::observer);
+    all.stream().filter(c -> !(c instanceof ObserverCustomizer)).forEach(c -> c.customize(builder));
     return builder.build();
   }
 

@@ -4,7 +4,9 @@ import dev.baton.Baton;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigOptions;
 import dev.baton.micrometer.ConfigMetrics;
+import dev.baton.opentelemetry.ConfigTracing;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +24,9 @@ import org.springframework.context.annotation.Configuration;
  * config center of its own. It loads while the context starts (from the ensemble, or from {@code
  * baton.config.snapshot-file} if the ensemble is down and the file exists) and is closed with the
  * context. With {@code baton-micrometer} and a {@link MeterRegistry}, its updates are counted
- * ({@link ConfigMetrics}) unless {@code baton.metrics.enabled=false}.
+ * ({@link ConfigMetrics}) unless {@code baton.metrics.enabled=false}; with {@code
+ * baton-opentelemetry} and an {@link OpenTelemetry} bean, each is a span ({@link ConfigTracing})
+ * unless {@code baton.tracing.enabled=false}.
  */
 @AutoConfiguration(after = {BatonAutoConfiguration.class, BatonMetricsAutoConfiguration.class})
 @ConditionalOnClass(ConfigCenter.class)
@@ -55,6 +59,19 @@ public class BatonConfigAutoConfiguration {
         ObjectProvider<MeterRegistry> registry) {
       return () -> configs.ifUnique(config ->
           registry.ifAvailable(meters -> ConfigMetrics.bind(config, config.prefix(), meters)));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({OpenTelemetry.class, ConfigTracing.class})
+  @ConditionalOnProperty(prefix = "baton.tracing", name = "enabled", matchIfMissing = true)
+  static class OnOpenTelemetry {
+    // Bound once every singleton exists, as the metrics are.
+    @Bean
+    SmartInitializingSingleton batonConfigTracing(ObjectProvider<ConfigCenter> configs,
+        ObjectProvider<OpenTelemetry> openTelemetry) {
+      return () -> configs.ifUnique(config ->
+          openTelemetry.ifAvailable(otel -> ConfigTracing.bind(config, config.prefix(), otel)));
     }
   }
 }

@@ -27,6 +27,7 @@ import org.springframework.util.ClassUtils;
  */
 public class BatonConfigDataLoader implements ConfigDataLoader<BatonConfigDataResource> {
   private static final String METRICS = "dev.baton.micrometer.MicrometerObserver";
+  private static final String TRACING = "dev.baton.opentelemetry.TracingObserver";
 
   @Override
   public ConfigData load(ConfigDataLoaderContext context, BatonConfigDataResource resource) {
@@ -54,9 +55,11 @@ public class BatonConfigDataLoader implements ConfigDataLoader<BatonConfigDataRe
 
   private static ConfigDataClient connect(BatonConfigDataResource resource) {
     Baton.Builder builder = BatonAutoConfiguration.builderFrom(resource.client());
-    // Metrics are bound once the context has a meter registry: until then an observer that waits.
+    // Metrics and tracing are bound once the context has a meter registry or OpenTelemetry: until then an observer that waits.
     ConfigDataClient.ForwardingObserver observer = null;
-    if (resource.client().getMetrics().isEnabled() && ClassUtils.isPresent(METRICS, BatonConfigDataLoader.class.getClassLoader())) {
+    ClassLoader loader = BatonConfigDataLoader.class.getClassLoader();
+    if (resource.client().getMetrics().isEnabled() && ClassUtils.isPresent(METRICS, loader)
+        || resource.client().getTracing().isEnabled() && ClassUtils.isPresent(TRACING, loader)) {
       observer = new ConfigDataClient.ForwardingObserver();
       builder.observer(observer);
     }

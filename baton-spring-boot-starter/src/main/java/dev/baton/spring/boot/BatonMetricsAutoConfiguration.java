@@ -2,7 +2,6 @@ package dev.baton.spring.boot;
 
 import dev.baton.micrometer.MicrometerObserver;
 import dev.baton.micrometer.PathTags;
-import dev.baton.redis.RedisBaton;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,7 +10,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * With {@code baton-micrometer} on the classpath and a {@link MeterRegistry} in the context (as
@@ -33,21 +31,12 @@ public class BatonMetricsAutoConfiguration {
   // An observer-only customizer, so the client spring.config.import=baton: built is observed too.
   @Bean
   public BatonBuilderCustomizer batonMetricsCustomizer(ObjectProvider<MeterRegistry> registry, BatonProperties properties) {
+    // The Redis client takes it too (BatonRedisAutoConfiguration), with its own observer.
     return new ObserverCustomizer(() -> Optional.ofNullable(registry.getIfAvailable()).map(meters -> observer(meters, properties)));
   }
 
   static MicrometerObserver observer(MeterRegistry meters, BatonProperties properties) {
     return new MicrometerObserver(meters,
         new PathTags(properties.getMetrics().getPathDepth(), properties.getMetrics().getMaxPathTags()));
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(RedisBaton.class)
-  static class OnRedis {
-    @Bean
-    RedisBatonBuilderCustomizer batonRedisMetricsCustomizer(ObjectProvider<MeterRegistry> registry,
-        BatonProperties properties) {
-      return builder -> registry.ifAvailable(meters -> builder.observer(observer(meters, properties)));
-    }
   }
 }

@@ -35,6 +35,7 @@ public class BatonProperties {
   private final Shedlock shedlock = new Shedlock();
 
   private final Metrics metrics = new Metrics();
+  private final Tracing tracing = new Tracing();
 
   public String getConnectString() {
     return connectString;
@@ -94,6 +95,24 @@ public class BatonProperties {
 
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  public Tracing getTracing() {
+    return tracing;
+  }
+
+  /** OpenTelemetry spans of the client's locks, made when baton-opentelemetry and an OpenTelemetry bean are present. */
+  public static class Tracing {
+    /** Whether to record spans of the client's lock waits and holds, lease losses and leadership terms. */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
   }
 
   /** Micrometer meters of the ZooKeeper client, made when baton-micrometer and a MeterRegistry are present. */

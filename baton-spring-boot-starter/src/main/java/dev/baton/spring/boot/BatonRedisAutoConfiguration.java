@@ -24,7 +24,8 @@ public class BatonRedisAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "baton.redis", name = "uri")
-  public RedisBaton redisBaton(BatonRedisProperties properties, ObjectProvider<RedisBatonBuilderCustomizer> customizers) {
+  public RedisBaton redisBaton(BatonRedisProperties properties, ObjectProvider<RedisBatonBuilderCustomizer> customizers,
+      ObjectProvider<BatonBuilderCustomizer> observers) {
     RedisBaton.Builder builder = RedisBaton.builder().uri(properties.getUri());
     if (properties.getUser() != null) {
       builder.user(properties.getUser());
@@ -53,6 +54,8 @@ public class BatonRedisAutoConfiguration {
     if (properties.getWaiterLease() != null) {
       builder.waiterLease(properties.getWaiterLease());
     }
+    // The ZooKeeper client's observers (metrics, tracing) observe the Redis client too, as one.
+    ObserverCustomizer.combined(observers.orderedStream().toList()).ifPresent(builder::observer);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     return builder.build();
   }

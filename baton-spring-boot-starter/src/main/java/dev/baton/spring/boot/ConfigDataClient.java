@@ -85,12 +85,17 @@ final class ConfigDataClient implements DisposableBean {
   }
 
   /**
-   * An observer set on the builder at import time, when no meter registry exists yet, that passes
+   * An observer set on the builder at import time, when no meter registry or OpenTelemetry exists yet, that passes
    * every call to the observer set later.
    */
   static final class ForwardingObserver implements BatonObserver {
     private static final BatonObserver NONE = new BatonObserver() { };
     volatile BatonObserver target = NONE;
+
+    @Override
+    public Acquisition acquisitionStarted(String backend, String recipe, String path) {
+      return target.acquisitionStarted(backend, recipe, path);
+    }
 
     @Override
     public void acquired(String recipe, String path, Duration waited, Grant grant) {
