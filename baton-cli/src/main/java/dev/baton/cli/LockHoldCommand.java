@@ -77,6 +77,7 @@ final class LockHoldCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     LockCommand.checkPath(path, spec);
     PrintWriter err = spec.commandLine().getErr();
+    connection.holds = true; // the session timeout is how long the lock outlives baton
     try (Baton baton = connection.open(spec)) {
       Mutex mutex = LockCommand.mutex(baton, path, spec);
       Lease lease;
