@@ -335,13 +335,14 @@ public final class Baton implements AutoCloseable {
   /**
    * A local copy of the node at {@code path} and every node below it, kept current by one
    * persistent recursive watch, as Curator's {@code CuratorCache}; see {@link TreeCache}. The path
-   * need not exist. Add listeners, then {@link TreeCache#start()}; close it when done.
+   * need not exist. Add listeners, then {@link TreeCache#start()}; close it when done. The root
+   * {@code /} is allowed (a cache creates nothing): it copies the whole tree, or the namespace's.
    *
-   * @throws IllegalArgumentException naming the argument if the path is invalid or the root
+   * @throws IllegalArgumentException naming the argument if the path is invalid
    */
   public TreeCache cache(String path) {
     session.checkOpen();
-    return ZkCache.tree(session, RecipePaths.check(session.settings(), path, "cache path"));
+    return ZkCache.tree(session, "/".equals(path) ? path : RecipePaths.check(session.settings(), path, "cache path"));
   }
 
   /**

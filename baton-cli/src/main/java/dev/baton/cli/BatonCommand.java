@@ -42,11 +42,13 @@ public final class BatonCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
-      description = "Print the stack trace of an error.")
+      description = "Print the stack trace of an error, and the libraries' log lines on stderr (without it"
+          + " they go to ~/.baton/baton.log, never into the output).")
   boolean verbose;
 
   /** Runs the command line and exits the JVM with its exit code. */
   public static void main(String[] args) {
+    LibraryLog.configure(isVerbose(args));
     System.exit(newCommandLine().execute(args));
   }
 
@@ -127,7 +129,7 @@ public final class BatonCommand implements Callable<Integer> {
   }
 
   // The parse may have failed before the option was bound to a field, so look at the raw words.
-  private static boolean isVerbose(String[] args) {
+  static boolean isVerbose(String[] args) {
     for (String arg : args) {
       if (arg.equals("--")) {
         return false;

@@ -21,9 +21,12 @@ import picocli.CommandLine.ParameterException;
  * stay out of the process list and the shell's history.
  */
 final class ConnectOptions {
+  /** Where zkCli and etcdctl look when told nothing. */
+  static final String DEFAULT_CONNECT = "localhost:2181";
+
   @Option(names = "--connect", paramLabel = "HOST:PORT[,...]", defaultValue = "${env:BATON_CONNECT}",
       description = "The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181 (or set BATON_CONNECT,"
-          + " or connect=... in ~/.baton/config).")
+          + " or connect=... in ~/.baton/config). Default: " + DEFAULT_CONNECT + ", said on stderr.")
   String connect;
 
   @Option(names = "--connect-timeout", defaultValue = "10s", paramLabel = "DURATION",
@@ -37,6 +40,13 @@ final class ConnectOptions {
           + " stops hearing from it; the servers hold it between their own bounds (by default 2 and"
           + " 20 ticks). Default: ${DEFAULT-VALUE}.")
   Duration sessionTimeout;
+
+  /**
+   * Set by the commands that hold something for as long as they run (lock hold, election join):
+   * they say the session timeout the ensemble granted when it differs from the one asked, as it
+   * is how long their lock or leadership outlives them. The others say it only when asked for one.
+   */
+  boolean holds;
 
   @Option(names = "--digest", paramLabel = "USER:PASSWORD", defaultValue = "${env:BATON_DIGEST}",
       description = "Authenticate with ZooKeeper's digest scheme (or set BATON_DIGEST).")
@@ -68,9 +78,11 @@ final class ConnectOptions {
    */
   Baton open(CommandSpec spec) {
     if (connect == null) {
-      connect = ConfigFile.value("connect").orElseThrow(() -> new ParameterException(spec.commandLine(),
-          "Missing --connect HOST:PORT[,...]: name the ZooKeeper ensemble, set BATON_CONNECT, or put"
-              + " connect=HOST:PORT in " + ConfigFile.location()));
+      connect = ConfigFile.value("connect").orElse(null);
+    }
+    if (connect == null) {
+      connect = DEFAULT_CONNECT;
+      say(spec, "no --connect, BATON_CONNECT or connect= in " + ConfigFile.location() + ": using " + DEFAULT_CONNECT);
     }
     checkConnectString(connect, spec);
     checkConnectTimeout(connectTimeout, spec);
@@ -81,16 +93,40 @@ final class ConnectOptions {
     Baton.Builder builder = Baton.builder().connectString(connect).connectionTimeout(connectTimeout)
         .sessionTimeout(sessionTimeout);
     identity(builder, spec);
+    PortProbe.refusedEverywhere(connect, connectTimeout).ifPresent(refused -> {
+      throw new CliException("Nothing listens at " + connect + " (" + refused + "); is ZooKeeper running there?"
+          + " ('baton server' starts one)");
+    });
+    long start = System.nanoTime();
     try {
-      return builder.build();
+      Baton baton = builder.build();
+      sayGrantedTimeout(baton, spec);
+      return baton;
     } catch (ConnectionException e) {
       // Without a cause it is the timeout: nobody answered, which the options can fix.
-      throw new CliException(e.getCause() != null ? BatonCommand.describe(e) : noAnswer(connect, connectTimeout)
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      throw new CliException(e.getCause() != null ? BatonCommand.describe(e) : noAnswer(connect, waited)
           + (trustStore == null ? "" : ". With TLS, check that these are the servers' secure ports, that"
               + " --tls-truststore holds their certificate, and whether they require --tls-keystore"), e);
     } catch (BatonException e) {
       throw new CliException(BatonCommand.describe(e), e);
     }
+  }
+
+  private void sayGrantedTimeout(Baton baton, CommandSpec spec) {
+    Duration granted = baton.sessionTimeout();
+    boolean asked = spec.commandLine().getParseResult() != null
+        && spec.commandLine().getParseResult().hasMatchedOption("--session-timeout");
+    if (!granted.equals(sessionTimeout) && (holds || asked)) {
+      say(spec, "the ensemble granted a session timeout of " + DemoReport.seconds(granted) + ", not the "
+          + DemoReport.seconds(sessionTimeout) + " asked (its servers' minSessionTimeout/maxSessionTimeout)");
+    }
+  }
+
+  /** One line on stderr, named for the command, that is no error. */
+  private static void say(CommandSpec spec, String message) {
+    spec.commandLine().getErr().println(spec.qualifiedName() + ": " + message);
+    spec.commandLine().getErr().flush();
   }
 
   /** Adds the digest and TLS options to the builder, each checked before anything is sent. */
@@ -134,7 +170,7 @@ final class ConnectOptions {
     return password;
   }
 
-  /** What to say when no server answered: the address, the wait, and what may fix it. */
+  /** What to say when no server answered: the address, the time really waited, and what may fix it. */
   static String noAnswer(String connect, Duration waited) {
     return "No ZooKeeper server answered at " + connect + " within " + DemoReport.seconds(waited)
         + "; is it running? ('baton server' starts one; --connect-timeout waits longer)";

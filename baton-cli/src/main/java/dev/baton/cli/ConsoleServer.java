@@ -3,7 +3,10 @@ package dev.baton.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import dev.baton.Baton;
 import dev.baton.ZkPaths;
 import java.io.IOException;
@@ -20,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLContext;
 
 /**
  * The web console's HTTP side, on the JDK's own server: the page and its script (from the jar),
@@ -27,8 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (server-sent events: the picture again after every change, at most every 100 ms), and {@code
  * POST /api/revoke} (a cooperative revocation, only with {@code --allow-writes}).
  *
- * <p>Writes need a JSON body ({@code Content-Type: application/json}), which a page of another
- * site cannot send without the browser asking first: a cross-site form cannot revoke a lock.
+ * <p>Every request passes {@link ConsoleAccess} first (the Host, the Origin, the token). Writes
+ * also need a JSON body ({@code Content-Type: application/json}), which a page of another site
+ * cannot send without the browser asking first: a cross-site form cannot revoke a lock. With an
+ * {@link SSLContext} the console speaks HTTPS only.
  */
 final class ConsoleServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -38,6 +44,7 @@ final class ConsoleServer implements AutoCloseable {
   private final ConsoleModel model;
   private final ConsoleConfig config;
   private final boolean allowWrites;
+  private final ConsoleAccess access;
   private final HttpServer http;
   private final ExecutorService handlers = Executors.newCachedThreadPool(daemon("baton-console-http"));
   private final ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor(daemon("baton-console-publish"));
@@ -48,35 +55,63 @@ final class ConsoleServer implements AutoCloseable {
     this(baton, model, null, allowWrites, address);
   }
 
-  /** {@code config}: the config centers shown, or null for none. */
+  /** {@code config}: the config centers shown, or null for none. Loopback only, no token, plain HTTP. */
   ConsoleServer(Baton baton, ConsoleModel model, ConsoleConfig config, boolean allowWrites, InetSocketAddress address)
       throws IOException {
+    this(baton, model, config, allowWrites, address, ConsoleAccess.loopback(), null);
+  }
+
+  /** As above, with who may use it and, unless {@code tls} is null, HTTPS. */
+  ConsoleServer(Baton baton, ConsoleModel model, ConsoleConfig config, boolean allowWrites, InetSocketAddress address,
+      ConsoleAccess access, SSLContext tls) throws IOException {
     this.baton = baton;
     this.model = model;
     this.config = config;
     this.allowWrites = allowWrites;
-    this.http = HttpServer.create(address, 0);
+    this.access = access;
+    if (tls == null) {
+      this.http = HttpServer.create(address, 0);
+    } else {
+      HttpsServer https = HttpsServer.create(address, 0);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      this.http = https;
+    }
     http.setExecutor(handlers);
-    http.createContext("/", this::page);
-    http.createContext("/api/state", exchange -> respond(exchange, 200, state()));
-    http.createContext("/api/events", this::events);
-    http.createContext("/api/revoke", exchange -> write(exchange, "revoke locks", body -> {
+    context("/", this::page);
+    context("/api/state", exchange -> respond(exchange, 200, state()));
+    context("/api/events", this::events);
+    context("/api/revoke", exchange -> write(exchange, "revoke locks", body -> {
       String path = text(body, "path");
       ZkPaths.validateRecipePath(path, "lock path");
       RecipeCheck.expect(baton, path, Duration.ofSeconds(10), "mutex", NodeKind.MUTEX);
       return Map.of("path", path, "asked", baton.requestRevocation(baton.mutex(path)));
     }));
-    http.createContext("/api/config/rollback", exchange -> write(exchange, "roll config keys back", body -> {
+    context("/api/config/rollback", exchange -> write(exchange, "roll config keys back", body -> {
       var entry = config().rollback(text(body, "prefix"), text(body, "key"), number(body, "version"));
       return Map.of("key", entry.key(), "value", entry.value(), "version", entry.version());
     }));
-    http.createContext("/api/config/promote", exchange -> write(exchange, "promote gray releases", body -> {
+    context("/api/config/promote", exchange -> write(exchange, "promote gray releases", body -> {
       var entry = config().promote(text(body, "prefix"), text(body, "key"));
       return Map.of("key", entry.key(), "value", entry.value(), "version", entry.version());
     }));
-    http.createContext("/api/config/abort", exchange -> write(exchange, "abort gray releases", body ->
+    context("/api/config/abort", exchange -> write(exchange, "abort gray releases", body ->
         Map.of("aborted", config().abort(text(body, "prefix"), text(body, "key")))));
-    http.createContext("/api/config/history", this::history);
+    context("/api/config/history", this::history);
+  }
+
+  /** Serves {@code path} with {@code handler}, once {@link ConsoleAccess} let the request through. */
+  private void context(String path, HttpHandler handler) {
+    http.createContext(path, exchange -> {
+      var refusal = access.check(exchange, port());
+      if (refusal.isPresent()) {
+        if (refusal.get().status() == 401) {
+          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"baton console\"");
+        }
+        respond(exchange, refusal.get().status(), Map.of("error", refusal.get().reason()));
+        return;
+      }
+      handler.handle(exchange);
+    });
   }
 
   void start(Duration initialLoad) {

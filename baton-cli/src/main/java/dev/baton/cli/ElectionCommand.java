@@ -61,6 +61,7 @@ final class ElectionCommand extends CommandGroup {
       LockCommand.checkPath(path, "<path>", "election path", spec);
       String participant = id != null ? id : ManagementFactory.getRuntimeMXBean().getName().replace('@', ':');
       PrintWriter err = spec.commandLine().getErr();
+      connection.holds = true; // the session timeout is how long the leadership outlives baton
       try (Baton baton = connection.open(spec); LeaderLatch latch = baton.leaderLatch(path, participant)) {
         latch.start();
         // No timeout: as good as forever (a century), which the latch's await takes as a Duration.

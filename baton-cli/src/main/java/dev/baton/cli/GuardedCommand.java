@@ -44,8 +44,9 @@ final class GuardedCommand {
         stopper.start();
       }
     });
-    // If baton itself is killed its session outlives it for a while and the guard with it,
-    // but the command must not outlive the guard: stop it first.
+    // If baton itself is stopped its session outlives it for a while and the guard with it,
+    // but the command must not outlive the guard: stop it first. (Killed outright, by SIGKILL or
+    // the OOM killer, no hook runs: the group's watchdog kills it then.)
     Thread hook = new Thread(() -> group.stop(grace), "baton-guarded-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -64,8 +65,9 @@ final class GuardedCommand {
     } finally {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
+        group.release();
       } catch (IllegalStateException shuttingDown) {
-        // The hook is running and stops the command.
+        // The hook is running and stops the command; the watchdog kills what is left once the JVM is gone.
       }
     }
   }

@@ -31,7 +31,9 @@ import picocli.CommandLine.Spec;
             + " command ends.",
         "The command runs in a process group of its own. If the lock is lost while it runs (the"
             + " session expired), the whole group is sent TERM, then KILL after --grace, and baton"
-            + " says so. Put -- before the command:",
+            + " says so. If baton itself is killed (even by SIGKILL or the OOM killer), a watchdog"
+            + " process kills the whole group at once, before the session and the lock can expire."
+            + " Put -- before the command:",
         "  baton lock hold /locks/nightly --connect zk:2181 -- ./nightly-job.sh --full",
         "",
         "Exit codes: the command's own code when it ran to its end holding the lock;"
@@ -75,6 +77,7 @@ final class LockHoldCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     LockCommand.checkPath(path, spec);
     PrintWriter err = spec.commandLine().getErr();
+    connection.holds = true; // the session timeout is how long the lock outlives baton
     try (Baton baton = connection.open(spec)) {
       Mutex mutex = LockCommand.mutex(baton, path, spec);
       Lease lease;

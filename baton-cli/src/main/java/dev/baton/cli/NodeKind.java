@@ -73,11 +73,13 @@ enum NodeKind {
     if (names.stream().allMatch(n -> QUEUE_NODE.matcher(n).matches() || n.equals("claims") || n.equals("dead"))) {
       return QUEUE;
     }
-    if (names.stream().allMatch(n -> n.equals("ready") || UUID.matcher(n).matches())) {
-      return DOUBLE_BARRIER;
-    }
+    // Before the double barrier's rule: a service's instance ids are UUIDs by default too, and only
+    // the data tells them apart (a barrier member's node holds none).
     if (children.values().stream().allMatch(NodeKind::isServiceInstance)) {
       return SERVICE;
+    }
+    if (names.stream().allMatch(n -> n.equals("ready") || UUID.matcher(n).matches())) {
+      return DOUBLE_BARRIER;
     }
     return PLAIN;
   }

@@ -21,13 +21,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProcessGroup {
   private static final Optional<Path> SETSID = findOnPath("setsid");
+  private static final Optional<Path> MKFIFO = findOnPath("mkfifo");
 
   private final Process leader;
   private final boolean ownGroup;
+  private final Optional<Watchdog> watchdog;
 
-  private ProcessGroup(Process leader, boolean ownGroup) {
+  private ProcessGroup(Process leader, boolean ownGroup, Optional<Watchdog> watchdog) {
     this.leader = leader;
     this.ownGroup = ownGroup;
+    this.watchdog = watchdog;
   }
 
   /** Why a command could not be started: 127 not found, 126 found but not executable (as shells say). */
@@ -59,16 +62,36 @@ final class ProcessGroup {
       throw new NotStartedException("Cannot run " + program + ": " + resolved + " is not an executable file",
           LockHoldCommand.EXIT_CANNOT_RUN, null);
     }
+    Optional<Watchdog> watchdog;
+    try {
+      watchdog = Watchdog.prepare(MKFIFO);
+    } catch (IOException e) {
+      throw new NotStartedException("Cannot run " + program + " under a watchdog (which stops it if baton is"
+          + " killed): " + e.getMessage(), LockHoldCommand.EXIT_CANNOT_RUN, e);
+    }
     List<String> line = new ArrayList<>();
-    SETSID.ifPresent(setsid -> line.add(setsid.toString()));
-    line.addAll(command);
+    if (watchdog.isPresent()) {
+      line.addAll(watchdog.get().supervise(command, SETSID));
+    } else {
+      SETSID.ifPresent(setsid -> line.add(setsid.toString()));
+      line.addAll(command);
+    }
     ProcessBuilder builder = new ProcessBuilder(line).inheritIO();
     builder.environment().putAll(environment);
     try {
-      return new ProcessGroup(builder.start(), SETSID.isPresent());
+      return new ProcessGroup(builder.start(), SETSID.isPresent(), watchdog);
     } catch (IOException e) {
+      watchdog.ifPresent(Watchdog::close);
       throw new NotStartedException("Cannot run " + program + ": " + e.getMessage(), LockHoldCommand.EXIT_CANNOT_RUN, e);
     }
+  }
+
+  /**
+   * Called once the command has ended and its group was stopped if it had to be: the watchdog
+   * goes without killing anything. Until then, this JVM's death kills the whole group.
+   */
+  void release() {
+    watchdog.ifPresent(Watchdog::release);
   }
 
   int waitFor() throws InterruptedException {

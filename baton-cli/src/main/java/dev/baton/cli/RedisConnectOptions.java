@@ -52,11 +52,15 @@ final class RedisConnectOptions {
     if (password != null) {
       builder.password(password);
     }
+    long start = System.nanoTime();
     try {
       return builder.build();
     } catch (ConnectionException e) {
-      throw new CliException("No Redis server answered at " + uri + " within " + DemoReport.seconds(connectTimeout)
-          + "; is it running? (--connect-timeout waits longer)", e);
+      // The time really waited: a refused port fails long before the timeout.
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      throw new CliException("No Redis server answered at " + uri + " within " + DemoReport.seconds(waited)
+          + (waited.compareTo(connectTimeout) < 0 ? " (" + BatonCommand.describe(e.getCause() != null ? e.getCause() : e)
+              + ")" : "") + "; is it running? (--connect-timeout waits longer)", e);
     } catch (BatonException | IllegalArgumentException e) {
       throw new CliException("Redis at " + uri + ": " + BatonCommand.describe(e), e);
     }

@@ -122,7 +122,7 @@ final class TreeCommand implements Callable<Integer> {
 
   /** Short printable text as it is; anything else as its size. */
   private static String value(CachedNode node) {
-    if (!node.hasData()) {
+    if (!node.hasData() || node.data().length == 0) {
       return "";
     }
     String text = node.dataAsString();

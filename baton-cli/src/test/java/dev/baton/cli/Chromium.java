@@ -133,8 +133,10 @@ final class Chromium implements AutoCloseable {
 
   /** The page's visible text. */
   String text() throws Exception {
-    return call("Runtime.evaluate", Map.of("expression", "document.body.innerText", "returnByValue", true))
-        .get("result").get("value").asText();
+    // Before the page has loaded there is no body: the evaluation throws, and the page shows nothing yet.
+    JsonNode value = call("Runtime.evaluate", Map.of("expression", "document.body.innerText", "returnByValue", true))
+        .path("result").get("value");
+    return value == null ? "" : value.asText();
   }
 
   /** Clicks the first button whose row has {@code rowText} in it; returns whether there was one. */

@@ -35,13 +35,14 @@ class ConfigFileTest {
   }
 
   @Test
-  void noEnsembleAnywhere_namesTheThreePlacesToGiveOne(@TempDir Path home) {
+  void noEnsembleAnywhere_triesLocalhost2181_namingTheThreePlacesToGiveOne(@TempDir Path home) {
     String previous = System.getProperty("user.home");
     try {
       System.setProperty("user.home", home.toString());
-      Cli.Run run = Cli.run("leader", "/election/x");
-      assertThat(run.exitCode()).isEqualTo(BatonCommand.USAGE);
-      assertThat(run.err()).contains("--connect", "BATON_CONNECT", home.resolve(".baton/config").toString());
+      Cli.Run run = Cli.run("leader", "/election/x", "--connect-timeout", "1s");
+      assertThat(run.exitCode()).as("localhost:2181, as zkCli and etcdctl: no usage error").isNotEqualTo(BatonCommand.USAGE);
+      assertThat(run.err()).contains("--connect", "BATON_CONNECT", home.resolve(".baton/config").toString(),
+          "using localhost:2181");
     } finally {
       System.setProperty("user.home", previous);
     }

@@ -24,13 +24,14 @@ import org.junit.jupiter.api.Test;
  * installed ({@code .ci/run} installs Debian's {@code chromium}).
  */
 class ConsoleBrowserTest {
+  private static final String TOKEN = "browser-test-token-0123456789";
 
   private static Baton client(TestCluster cluster) {
     return Baton.builder().connectString(cluster.connectString()).sessionTimeout(Duration.ofSeconds(30)).build();
   }
 
   @Test
-  void thePage_followsALockChangingHands_live_andRevokesWithAllowWrites() throws Exception {
+  void thePage_withItsToken_followsALockChangingHands_live_andRevokesWithAllowWrites() throws Exception {
     Path browser = Chromium.find().orElse(null);
     Assumptions.assumeTrue(browser != null,
         "no chromium on the PATH: the browser test is skipped (apt-get install chromium to run it)");
@@ -39,8 +40,9 @@ class ConsoleBrowserTest {
          Baton console = client(cluster);
          Baton first = client(cluster);
          Baton second = client(cluster);
-         ConsoleServer server = new ConsoleServer(console, new ConsoleModel(console, "/shop"), true,
-             new InetSocketAddress("127.0.0.1", 0))) {
+         // With a token, as an exposed console: the page takes it from its address and sends it back.
+         ConsoleServer server = new ConsoleServer(console, new ConsoleModel(console, "/shop"), null, true,
+             new InetSocketAddress("127.0.0.1", 0), ConsoleAccess.of(java.util.List.of(), TOKEN, false), null)) {
       server.start(Duration.ofSeconds(10));
       Mutex firstMutex = first.mutex("/shop/locks/sku-42");
       AtomicBoolean revocationAsked = new AtomicBoolean();
@@ -58,7 +60,7 @@ class ConsoleBrowserTest {
       secondWaiter.start();
       secondWaiter.join();
 
-      try (Chromium page = Chromium.open(browser, "http://127.0.0.1:" + server.port() + "/")) {
+      try (Chromium page = Chromium.open(browser, "http://127.0.0.1:" + server.port() + "/#token=" + TOKEN)) {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(page.text())
             .contains("/shop/locks/sku-42", "checkout-worker-1 token " + firstLease.get().fencingToken())
             .contains("checkout-worker-2", "waiting")

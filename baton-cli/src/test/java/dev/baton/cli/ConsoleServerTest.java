@@ -248,6 +248,21 @@ class ConsoleServerTest extends StandaloneZooKeeper {
     }
   }
 
+  /** 'baton console' shows / by default: the whole tree, not "cache path '/' is the root". */
+  @Test
+  void aConsoleOnTheRoot_showsLocksAnywhereInTheTree() throws Exception {
+    try (ConsoleServer server = console(baton, "/", false);
+         Lease lease = baton.mutex("/console-root/deep/job").acquire(Duration.ofSeconds(5))) {
+      await().untilAsserted(() -> {
+        JsonNode state = get(server, "/api/state");
+        assertThat(state.get("root").asText()).isEqualTo("/");
+        JsonNode lock = lock(state, "/console-root/deep/job");
+        assertThat(lock).isNotNull();
+        assertThat(lock.get("holders").get(0).get("token").asLong()).isEqualTo(lease.fencingToken());
+      });
+    }
+  }
+
   @Test
   void thePageAndItsScript_areServedFromTheJar() throws Exception {
     try (ConsoleServer server = console(baton, "/console-f", false)) {

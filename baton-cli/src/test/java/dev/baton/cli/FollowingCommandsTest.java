@@ -32,6 +32,8 @@ class FollowingCommandsTest extends StandaloneZooKeeper {
         stops.add(c.stop);
       } else if (made instanceof ConfigWriteCommands.Watch w) {
         stops.add(w.stop);
+      } else if (made instanceof ConsoleCommand c) {
+        stops.add(c.stop);
       }
       return made;
     }

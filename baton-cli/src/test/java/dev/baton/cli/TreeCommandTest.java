@@ -81,6 +81,50 @@ class TreeCommandTest extends StandaloneZooKeeper {
     }
   }
 
+  /** The help and the README show 'baton tree /': the whole tree, not "cache path '/' is the root". */
+  @Test
+  void tree_ofTheRoot_showsTheWholeTree() throws Exception {
+    try (Lease lease = baton.mutex("/root-app/locks/job").acquire(Duration.ofSeconds(5))) {
+      Cli.Run run = Cli.run("tree", "/", "--connect", cluster.connectString());
+
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      assertThat(run.out()).startsWith("/").contains("\n  root-app\n", "\n    locks\n")
+          .contains("      job  [mutex] held by ").contains("token " + lease.fencingToken());
+    }
+  }
+
+  /** Ids are random UUIDs by default, as a double barrier's member nodes are: the instances' JSON tells them apart. */
+  @Test
+  void aServiceWithUuidIds_isAService_andADoubleBarrierStillADoubleBarrier_byBatonAndByCurator() throws Exception {
+    try (ServiceRegistry registry = ServiceRegistry.open(baton, "/uuid-app/services");
+         Registration first = registry.register(ServiceInstance.builder("orders").address("10.0.0.1").port(80).build());
+         Registration second = registry.register(ServiceInstance.builder("orders").address("10.0.0.2").port(80).build());
+         CuratorFramework curator = CuratorFrameworkFactory.newClient(cluster.connectString(), new RetryOneTime(100))) {
+      assertThat(first.instance().id()).matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+      curator.start();
+      dev.baton.barrier.DoubleBarrier batons = baton.doubleBarrier("/uuid-app/baton-barrier", 1);
+      batons.enter(Duration.ofSeconds(10));
+      org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier curators =
+          new org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier(curator, "/uuid-app/curator-barrier", 1);
+      assertThat(curators.enter(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      try {
+        Cli.Run run = Cli.run("tree", "/uuid-app", "--connect", cluster.connectString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("    orders  [service] 2 instances: ")
+            .contains("  baton-barrier  [double barrier] 1 members, ready")
+            .contains("  curator-barrier  [double barrier] 1 members, ready");
+
+        Cli.Run holder = Cli.run("lock", "holder", "/uuid-app/services/orders", "--connect", cluster.connectString());
+        assertThat(holder.exitCode()).isEqualTo(BatonCommand.FAILURE);
+        assertThat(holder.err()).contains("it is a service");
+      } finally {
+        batons.leave();
+        curators.leave();
+      }
+    }
+  }
+
   @Test
   void tree_ofAMissingPath_failsNamingIt() {
     Cli.Run run = Cli.run("tree", "/no/such/tree", "--connect", cluster.connectString());

@@ -57,6 +57,24 @@ class TreeCacheTest extends ClusterTestSupport {
     assertThat(cache.isSynced()).isTrue();
   }
 
+  /** The root is a cache path like any other (baton tree /, baton console): the whole tree, kept current. */
+  @Test
+  void theRoot_copiesTheWholeTree_andFollowsIt() throws Exception {
+    create("/tc-root", "r");
+    create("/tc-root/a", "1");
+    TreeCache cache = closing(baton().cache("/"));
+    assertThat(cache.start().awaitInitialized(WAIT)).isTrue();
+
+    assertThat(cache.get("/")).isPresent();
+    assertThat(cache.children("/")).containsKey("tc-root");
+    assertThat(cache.get("/tc-root/a")).map(CachedNode::path).contains("/tc-root/a");
+    assertThat(cache.get("/tc-root/a")).map(CachedNode::dataAsString).contains("1");
+    assertThat(cache.children("/tc-root").keySet()).containsExactly("a");
+    create("/tc-root-later", "2");
+    await().atMost(WAIT).until(() -> cache.get("/tc-root-later").isPresent());
+    assertThat(cache.nodes()).containsKeys("/", "/tc-root", "/tc-root/a", "/tc-root-later");
+  }
+
   @Test
   void changes_afterStart_areHeardOnceEach_inOrder_andTheCopyFollows() throws Exception {
     TreeCache cache = closing(baton().cache("/tc-changes"));
@@ -157,8 +175,6 @@ class TreeCacheTest extends ClusterTestSupport {
   void badInput_isRefusedClearly() {
     Baton baton = baton();
     assertThatThrownBy(() -> baton.cache("no-slash")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("cache path");
-    assertThatThrownBy(() -> baton.cache("/")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cache path");
     assertThatThrownBy(() -> baton.nodeCache("/a//b")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("node cache path");

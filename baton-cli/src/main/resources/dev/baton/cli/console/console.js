@@ -3,6 +3,22 @@
 'use strict';
 
 let latest = null;
+
+// A console with a token is opened at .../#token=TOKEN: the fragment never goes to the server.
+// The token is kept for this tab only and taken out of the address bar.
+const token = (() => {
+  const found = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (found) {
+    sessionStorage.setItem('baton-token', decodeURIComponent(found[1]));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem('baton-token');
+})();
+
+function withToken(headers) {
+  if (token) headers.Authorization = 'Bearer ' + token;
+  return headers;
+}
 let skew = 0; // server clock minus this page's, so that waits count from the server's time
 
 function el(tag, text, cls) {
@@ -39,7 +55,7 @@ function rows(tableId, items, render, columns) {
 
 function post(url, body, button, done) {
   button.disabled = true;
-  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  fetch(url, { method: 'POST', headers: withToken({ 'Content-Type': 'application/json' }), body: JSON.stringify(body) })
     .then(r => r.json().then(answer => ({ ok: r.ok, answer })))
     .then(({ ok, answer }) => { button.textContent = ok ? done(answer) : 'refused'; button.title = answer.error || ''; })
     .catch(e => { button.textContent = 'failed'; button.title = String(e); });
@@ -61,7 +77,8 @@ function showHistory(prefix, key) {
   const box = document.getElementById('history');
   box.hidden = false;
   box.replaceChildren(el('h3', 'History of ' + key + ' below ' + prefix));
-  fetch('api/config/history?prefix=' + encodeURIComponent(prefix) + '&key=' + encodeURIComponent(key))
+  fetch('api/config/history?prefix=' + encodeURIComponent(prefix) + '&key=' + encodeURIComponent(key),
+    { headers: withToken({}) })
     .then(r => r.json())
     .then(answer => {
       if (answer.error) { box.append(el('p', answer.error, 'empty')); return; }
@@ -153,7 +170,8 @@ function render() {
 }
 
 function connect() {
-  const events = new EventSource('api/events');
+  // An EventSource cannot send headers: the stream alone takes the token in its query.
+  const events = new EventSource('api/events' + (token ? '?token=' + encodeURIComponent(token) : ''));
   events.addEventListener('state', m => {
     latest = JSON.parse(m.data);
     skew = latest.now - Date.now();
@@ -169,6 +187,16 @@ function connect() {
     const connection = document.getElementById('connection');
     connection.textContent = 'console unreachable, retrying';
     connection.className = 'state LOST';
+    if (events.readyState === EventSource.CLOSED) {
+      // Refused, not unreachable: say why (a missing token, a Host not allowed).
+      fetch('api/state', { headers: withToken({}) }).then(r => r.ok ? null : r.json()).then(answer => {
+        if (!answer) return;
+        const banner = document.getElementById('banner');
+        banner.hidden = false;
+        banner.textContent = 'The console refused this page: ' + answer.error;
+        connection.textContent = 'refused';
+      }).catch(() => {});
+    }
   };
 }
 

@@ -65,7 +65,7 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
   }
 
   private String clientPathOf(String key) {
-    return key.isEmpty() ? path : path + "/" + key;
+    return key.isEmpty() ? path : path.equals("/") ? "/" + key : path + "/" + key;
   }
 
   /** The key of a client path at or under the root; null outside. */
@@ -74,7 +74,8 @@ public final class ZkCache implements TreeCache, NodeCache, TreeSync.Sink<Cached
     if (clientPath.equals(path)) {
       return "";
     }
-    return clientPath.startsWith(path + "/") ? clientPath.substring(path.length() + 1) : null;
+    String below = path.equals("/") ? path : path + "/";
+    return clientPath.startsWith(below) ? clientPath.substring(below.length()) : null;
   }
 
   @Override
