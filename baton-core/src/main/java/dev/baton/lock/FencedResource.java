@@ -2,6 +2,7 @@ package dev.baton.lock;
 
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -51,14 +52,17 @@ import java.util.function.Function;
  * <p>Thread-safe. The check and the action run under one lock of this object, so actions never
  * overlap and a stale write cannot slip in between a check and its write: keep actions short, and
  * do not wait in one for another thread's write. No network is involved, so there is nothing to
- * time out and no connection to lose.
+ * time out and no connection to lose. The lock is a {@link ReentrantLock}, not a monitor: an
+ * action that blocks (on I/O, say) on a virtual thread unmounts it rather than pinning its carrier,
+ * and the writers queued behind it wait unmounted too.
  *
  * @param <T> the type of the wrapped resource
  */
 public final class FencedResource<T> {
   private final String name;
   private final T resource;
-  private final Object lock = new Object();
+  // Held through the check and the action: writes run one at a time, each seeing every earlier one.
+  private final ReentrantLock lock = new ReentrantLock();
   private boolean anyAccepted; // guarded by lock
   private long highest; // guarded by lock
 
@@ -92,28 +96,37 @@ public final class FencedResource<T> {
    */
   public <R> R compute(long token, Function<? super T, ? extends R> action) {
     Objects.requireNonNull(action, "action");
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (anyAccepted && token < highest) {
         throw new StaleTokenException(name, token, highest);
       }
       anyAccepted = true;
       highest = token;
       return action.apply(resource);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Runs {@code action} on the resource without a token, under the same lock as the writes. */
   public <R> R read(Function<? super T, ? extends R> action) {
     Objects.requireNonNull(action, "action");
-    synchronized (lock) {
+    lock.lock();
+    try {
       return action.apply(resource);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** The highest token accepted so far; empty before the first write. */
   public OptionalLong highestToken() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return anyAccepted ? OptionalLong.of(highest) : OptionalLong.empty();
+    } finally {
+      lock.unlock();
     }
   }
 

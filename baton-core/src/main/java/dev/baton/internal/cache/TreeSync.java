@@ -9,7 +9,10 @@ import dev.baton.internal.session.SessionObserver;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -103,6 +106,14 @@ public final class TreeSync<N> implements SessionObserver {
   // whose read waits for them (its zxid): see ownWriteStarted.
   private final Map<String, Integer> ownWrites = new HashMap<>();
   private final Map<String, Long> deferredReads = new HashMap<>();
+  /**
+   * Completed (and replaced) at each change a waiter of {@link #awaitSynced} looks for. Waiters
+   * wait on it outside this object's monitor: a virtual thread waiting inside a monitor pins its
+   * carrier (JDK 21-23), and the event thread, which takes this monitor for every fact, must never
+   * queue behind a caller's thread. Replaced under this monitor, so a waiter that read it there
+   * after checking the state cannot miss the change that follows.
+   */
+  private CompletableFuture<Void> nextChange = new CompletableFuture<>();
 
   public TreeSync(Session session, String serverPath, Scope scope, NodeTree<N> tree, NodeReader<N> reader,
       Sink<N> sink) {
@@ -137,19 +148,32 @@ public final class TreeSync<N> implements SessionObserver {
    *
    * @return whether synced
    */
-  public synchronized boolean awaitSynced(long deadlineNanos, boolean whileConnected) throws InterruptedException {
-    while (!synced && !closed && !failure.hasFailed()) {
-      if (whileConnected && !session.state().isConnected()) {
-        return false;
+  public boolean awaitSynced(long deadlineNanos, boolean whileConnected) throws InterruptedException {
+    while (true) {
+      CompletableFuture<Void> change;
+      synchronized (this) { // only to read the state: nothing blocks in here
+        if (synced || closed || failure.hasFailed()) {
+          return synced;
+        }
+        if (whileConnected && !session.state().isConnected()) {
+          return false;
+        }
+        change = nextChange;
       }
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         return false;
       }
-      TimeUnit.NANOSECONDS.timedWait(this, left);
+      try {
+        change.get(left, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // Past the deadline: the loop checks the state once more, then says false.
+      } catch (ExecutionException e) {
+        throw new IllegalStateException(e); // never completed exceptionally
+      }
     }
-    return synced;
   }
+
 
   /**
    * Fact from the reply to a request of the owner itself on {@code handle} (a write, or a read
@@ -493,7 +517,14 @@ public final class TreeSync<N> implements SessionObserver {
 
   private void setSynced(boolean now) {
     synced = now;
-    notifyAll();
+    changed();
+  }
+
+  /** Wakes the waiters of {@link #awaitSynced}; call under this lock. Completing does not block. */
+  private void changed() {
+    CompletableFuture<Void> woken = nextChange;
+    nextChange = new CompletableFuture<>();
+    woken.complete(null);
   }
 
   // ---- session ------------------------------------------------------------------------------
@@ -533,7 +564,7 @@ public final class TreeSync<N> implements SessionObserver {
         }
         default -> { }
       }
-      notifyAll();
+      changed();
     }
   }
 

@@ -51,7 +51,11 @@ import org.apache.zookeeper.Watcher;
  *
  * State is guarded by {@code this}. Calls into a {@link QueueWaiter} (which completes its future
  * under its own monitor) and completions of waiters' futures happen after leaving it, so the two
- * monitors are never taken in opposite orders.
+ * monitors are never taken in opposite orders. So do the requests this class sends (the node's
+ * delete, its cached mark, the children watch): the monitor is held only to change state, never
+ * across a call into the ZooKeeper client, so a release on a virtual thread neither pins its
+ * carrier there nor keeps the event thread (which takes this monitor for the session's changes)
+ * waiting behind a caller's thread.
  */
 final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   private final Session session;
@@ -108,15 +112,17 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
         waiter.granted.completeExceptionally(new ClientClosedException(session.settings().connectString()));
         return waiter.granted;
       }
+      boolean granted = false;
       if (node != null && holder == null) {
         if (reusable()) {
           HeldLock lock = grant();
           after.add(() -> handTo(waiter, lock));
+          granted = true;
         } else {
-          dropNode();
+          dropNode(after);
         }
       }
-      if (after.isEmpty()) {
+      if (!granted) {
         waiting.add(waiter);
         if (timeoutNanos >= 0) {
           waiter.timer = session.scheduler().schedule(
@@ -166,28 +172,33 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     synchronized (this) {
       if (queueing != queued) {
         if (acquisition != null) {
-          Nodes.deleteInBackground(session, acquisition.handle(), acquisition.serverNodePath());
-        }
-        return;
-      }
-      queueing = null;
-      if (error != null) {
-        RuntimeException reason = Errors.translate(error, path);
-        for (LocalWaiter waiter : drainWaiting()) {
-          after.add(() -> waiter.granted.completeExceptionally(reason));
+          after.add(() -> Nodes.deleteInBackground(session, acquisition.handle(), acquisition.serverNodePath()));
         }
       } else {
-        node = acquisition;
-        session.addObserver(this); // while it has a node; the queueing waiter watched until now
-        served = 0;
-        inARow = 0;
-        contended = false;
-        watched = false;
-        markedCached = false;
-        handToNext(after);
+        queued(acquisition, error, after);
       }
     }
     after.forEach(Runnable::run);
+  }
+
+  /** The node queued for came (or failed); call under this lock. */
+  private void queued(QueueWaiter.Acquisition acquisition, Throwable error, List<Runnable> after) {
+    queueing = null;
+    if (error != null) {
+      RuntimeException reason = Errors.translate(error, path);
+      for (LocalWaiter waiter : drainWaiting()) {
+        after.add(() -> waiter.granted.completeExceptionally(reason));
+      }
+      return;
+    }
+    node = acquisition;
+    session.addObserver(this); // while it has a node; the queueing waiter watched until now
+    served = 0;
+    inARow = 0;
+    contended = false;
+    watched = false;
+    markedCached = false;
+    handToNext(after);
   }
 
   /** Called by the holder's lease when its last level is released. */
@@ -201,20 +212,20 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
       holder = null;
       boolean sound = stateAtRelease == LeaseState.HELD && isCurrent(node) && served < FencingTokens.PER_NODE;
       if (!sound) {
-        dropNode(stateAtRelease != LeaseState.LOST);
+        dropNode(stateAtRelease != LeaseState.LOST, after);
         requeueIfWaiting(after);
       } else if (!waiting.isEmpty()) {
         if (inARow < localHandOvers || (watched && !contended)) {
           inARow++;
           handToNext(after);
         } else {
-          dropNode(); // let the other clients' waiters in; ours queue behind them
+          dropNode(after); // let the other clients' waiters in; ours queue behind them
           requeueIfWaiting(after);
         }
       } else if (cacheIdleNanos > 0 && !contended && session.state().isConnected()) {
-        keepCached();
+        keepCached(after);
       } else {
-        dropNode();
+        dropNode(after);
       }
     }
     after.forEach(Runnable::run);
@@ -235,9 +246,9 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     }
     // Everyone left while the node was on its way: keep it if caching, else give it up.
     if (cacheIdleNanos > 0 && !contended && session.state().isConnected()) {
-      keepCached();
+      keepCached(after);
     } else {
-      dropNode();
+      dropNode(after);
     }
   }
 
@@ -258,17 +269,18 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     }
   }
 
-  private void keepCached() {
+  private void keepCached(List<Runnable> after) {
     QueueWaiter.Acquisition kept = node;
     idleTimer = session.scheduler().schedule(() -> idleExpired(kept), cacheIdleNanos, TimeUnit.NANOSECONDS);
     if (!markedCached) {
       markedCached = true;
       // Not waited for: holder() readers see the lock as cached from the next read on.
-      kept.handle().zk().setData(kept.serverNodePath(), OwnerData.cached(), -1, (rc, p, ctx, stat) -> { }, null);
+      after.add(() -> kept.handle().zk().setData(kept.serverNodePath(), OwnerData.cached(), -1,
+          (rc, p, ctx, stat) -> { }, null));
     }
     if (!watched) {
       watched = true;
-      watchOthers(kept);
+      after.add(() -> watchOthers(kept));
     }
   }
 
@@ -298,37 +310,46 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   }
 
   private void othersQueued(QueueWaiter.Acquisition kept) {
+    List<Runnable> after = new ArrayList<>(1);
     synchronized (this) {
       if (node != kept) {
         return;
       }
       contended = true;
       if (holder == null) {
-        dropNode();
+        dropNode(after);
       }
     }
+    after.forEach(Runnable::run);
   }
 
   private void idleExpired(QueueWaiter.Acquisition kept) {
+    List<Runnable> after = new ArrayList<>(1);
     synchronized (this) {
       if (node == kept && holder == null) {
-        dropNode();
+        dropNode(after);
       }
     }
+    after.forEach(Runnable::run);
   }
 
-  private void dropNode() {
-    dropNode(true);
+  private void dropNode(List<Runnable> after) {
+    dropNode(true, after);
   }
 
-  /** Gives the node up; {@code released} says whether that is a release (see {@link LockDelay}). */
-  private void dropNode(boolean released) {
+  /**
+   * Gives the node up; {@code released} says whether that is a release (see {@link LockDelay}).
+   * The delete goes on {@code after}, to be sent once the monitor is left; it is added before any
+   * new queueing, so it is still sent first.
+   */
+  private void dropNode(boolean released, List<Runnable> after) {
     cancelIdleTimer();
     if (node != null) {
+      QueueWaiter.Acquisition dropped = node;
       if (released && lockDelayNanos > 0) {
-        LockDelay.releaseInBackground(session, node.handle(), node.serverNodePath());
+        after.add(() -> LockDelay.releaseInBackground(session, dropped.handle(), dropped.serverNodePath()));
       } else {
-        Nodes.deleteInBackground(session, node.handle(), node.serverNodePath());
+        after.add(() -> Nodes.deleteInBackground(session, dropped.handle(), dropped.serverNodePath()));
       }
       node = null;
       session.removeObserver(this);
@@ -414,10 +435,10 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
         // The node is gone with its session (or presumed so). A holder's lease reports the loss
         // by itself; its release later finds nothing to hand on. The waiters queue a new node.
         holder = null;
-        dropNode(false);
+        dropNode(false, after);
         requeueIfWaiting(after);
       } else if (!state.isConnected() && holder == null) {
-        dropNode(); // a cached node is not used while its session is in doubt
+        dropNode(after); // a cached node is not used while its session is in doubt
       }
     }
     after.forEach(Runnable::run);

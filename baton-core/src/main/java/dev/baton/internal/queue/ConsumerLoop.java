@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +35,10 @@ final class ConsumerLoop<T> implements QueueConsumer {
   private final QueueHandler<? super T> handler;
   private final Executor executor;
   private final ExecutorService ownThread;
-  private final Object lock = new Object();
+  // A lock and condition, not a monitor: close() waits here for the handler (the user's code) to
+  // finish, and a virtual thread waiting in a monitor pins its carrier on JDK 21-23.
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition idle = lock.newCondition();
   private final FailureReport failure = new FailureReport();
   private final Executor events;
   private final PoisonItems poison;
@@ -76,17 +81,29 @@ final class ConsumerLoop<T> implements QueueConsumer {
   }
 
   private void next() {
+    if (!isRunning()) {
+      return;
+    }
     CompletableFuture<QueueItem<T>> taking;
     try {
-      synchronized (lock) {
-        if (stopped) {
-          return;
-        }
-        taking = queue.takeAsync();
-        pending = taking;
-      }
+      // Sent outside the lock: taking sends requests, which may wait for room on the connection.
+      taking = queue.takeAsync();
     } catch (RuntimeException e) {
       stop(e);
+      return;
+    }
+    boolean closedMeanwhile;
+    lock.lock();
+    try {
+      closedMeanwhile = stopped;
+      if (!closedMeanwhile) {
+        pending = taking;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (closedMeanwhile) {
+      taking.cancel(false); // close() came while the take was being sent: it saw no take to cancel
       return;
     }
     taking.whenComplete((item, error) -> {
@@ -94,13 +111,18 @@ final class ConsumerLoop<T> implements QueueConsumer {
         stop(error);
         return;
       }
-      synchronized (lock) {
+      boolean closing;
+      lock.lock();
+      try {
         pending = null;
-        if (stopped) {
-          item.close();
-          return;
-        }
-        busy = true;
+        closing = stopped;
+        busy = !closing;
+      } finally {
+        lock.unlock();
+      }
+      if (closing) {
+        item.close();
+        return;
       }
       try {
         executor.execute(() -> handle(item));
@@ -113,8 +135,11 @@ final class ConsumerLoop<T> implements QueueConsumer {
   }
 
   private void handle(QueueItem<T> item) {
-    synchronized (lock) {
+    lock.lock();
+    try {
       handling = Thread.currentThread();
+    } finally {
+      lock.unlock();
     }
     try {
       boolean handled = false;
@@ -151,10 +176,13 @@ final class ConsumerLoop<T> implements QueueConsumer {
   }
 
   private void finished() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       busy = false;
       handling = null;
-      lock.notifyAll();
+      idle.signalAll();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -167,10 +195,13 @@ final class ConsumerLoop<T> implements QueueConsumer {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     boolean closing = cause instanceof CancellationException;
     boolean reported;
-    synchronized (lock) {
+    lock.lock();
+    try {
       reported = !stopped && !closing;
       stopped = true;
       pending = null;
+    } finally {
+      lock.unlock();
     }
     if (reported) {
       RuntimeException reason = Errors.translate(cause, queue.path());
@@ -196,27 +227,36 @@ final class ConsumerLoop<T> implements QueueConsumer {
 
   @Override
   public boolean isRunning() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return !stopped;
+    } finally {
+      lock.unlock();
     }
   }
 
   @Override
   public void close() {
     CompletableFuture<QueueItem<T>> taking;
-    synchronized (lock) {
+    lock.lock();
+    try {
       stopped = true;
       taking = pending;
       pending = null;
+    } finally {
+      lock.unlock();
     }
     if (taking != null) {
       taking.cancel(false);
     }
     try {
-      synchronized (lock) {
+      lock.lockInterruptibly();
+      try {
         while (busy && handling != Thread.currentThread()) {
-          lock.wait();
+          idle.await();
         }
+      } finally {
+        lock.unlock();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

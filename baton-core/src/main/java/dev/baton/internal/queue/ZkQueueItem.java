@@ -16,6 +16,7 @@ import dev.baton.queue.ClaimLostException;
 import dev.baton.queue.QueueItem;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -43,9 +44,15 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   private final List<byte[]> values;
   private final Consumer<BatonObserver.QueueEvent> events;
 
-  // Written under this (held through a whole acknowledgement); read without it by isValid().
+  // Held through a whole acknowledgement or move, so a second ack() waits for the first's outcome.
+  // A ReentrantLock rather than this object's monitor: those calls block on ZooKeeper and sleep
+  // between retries, and a virtual thread blocked while holding a monitor pins its carrier
+  // (JDK 21-23); waiting on a j.u.c lock unmounts it instead.
+  private final ReentrantLock acting = new ReentrantLock();
+  // Written under acting; read without it by isValid().
   private volatile State state = State.CLAIMED;
-  private final Object decoding = new Object();
+  // The codec is the user's code: a lock, not a monitor, so a slow one does not pin a carrier.
+  private final ReentrantLock decoding = new ReentrantLock();
   private T value; // guarded by decoding
   private boolean decoded; // guarded by decoding
 
@@ -64,12 +71,15 @@ final class ZkQueueItem<T> implements QueueItem<T> {
 
   @Override
   public T value() {
-    synchronized (decoding) {
+    decoding.lock();
+    try {
       if (!decoded) {
         value = decode(path, values, codec);
         decoded = true;
       }
       return value;
+    } finally {
+      decoding.unlock();
     }
   }
 
@@ -116,13 +126,23 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   }
 
   @Override
-  public synchronized void ack() {
-    acknowledge(BatonObserver.QueueEvent.ACKED);
+  public void ack() {
+    acting.lock();
+    try {
+      acknowledge(BatonObserver.QueueEvent.ACKED);
+    } finally {
+      acting.unlock();
+    }
   }
 
   /** Acknowledges the item once a dead-letter handler has taken it: for the observer, a dead letter. */
-  synchronized void ackAsDeadLetter() {
-    acknowledge(BatonObserver.QueueEvent.DEAD_LETTERED);
+  void ackAsDeadLetter() {
+    acting.lock();
+    try {
+      acknowledge(BatonObserver.QueueEvent.DEAD_LETTERED);
+    } finally {
+      acting.unlock();
+    }
   }
 
   private void acknowledge(BatonObserver.QueueEvent as) {
@@ -148,7 +168,16 @@ final class ZkQueueItem<T> implements QueueItem<T> {
    *
    * @throws NodeMissingException if the dead-letter path vanished again and again meanwhile
    */
-  synchronized void moveTo(String serverDeadPath) {
+  void moveTo(String serverDeadPath) {
+    acting.lock();
+    try {
+      moveUnderLock(serverDeadPath);
+    } finally {
+      acting.unlock();
+    }
+  }
+
+  private void moveUnderLock(String serverDeadPath) {
     if (state != State.CLAIMED) {
       throw new IllegalStateException("The queue item " + path + " is " + state + "; only a claimed item moves");
     }
@@ -182,13 +211,20 @@ final class ZkQueueItem<T> implements QueueItem<T> {
    * deliveries) grows by one in the same transaction that deletes the claim, and this client's
    * takers leave it to other clients for {@code backOff}. In the background, as {@link #release()}.
    */
-  synchronized void releaseAfterFailure(Duration backOff) {
-    if (state == State.CLAIMED) {
+  void releaseAfterFailure(Duration backOff) {
+    acting.lock();
+    try {
+      if (state != State.CLAIMED) {
+        return;
+      }
       state = State.RELEASED;
-      takers.holdBack(claimed.item(), backOff.toNanos());
-      Redelivery.giveBackCounted(session, claimed, serverItemPath, serverClaimPath);
-      events.accept(BatonObserver.QueueEvent.RELEASED);
+    } finally {
+      acting.unlock();
     }
+    // The state alone needs the lock; giving back is sent in the background, after it.
+    takers.holdBack(claimed.item(), backOff.toNanos());
+    Redelivery.giveBackCounted(session, claimed, serverItemPath, serverClaimPath);
+    events.accept(BatonObserver.QueueEvent.RELEASED);
   }
 
   /**
@@ -315,23 +351,47 @@ final class ZkQueueItem<T> implements QueueItem<T> {
   }
 
   @Override
-  public synchronized void release() {
-    switch (state) {
-      case ACKNOWLEDGED -> throw new IllegalStateException(
-          "The queue item " + path + " was acknowledged; it is no longer in the queue to give back");
-      case RELEASED, LOST -> { }
-      case CLAIMED -> {
-        state = State.RELEASED;
-        takers.release(claimed);
-        events.accept(BatonObserver.QueueEvent.RELEASED);
-      }
+  public void release() {
+    if (giveBack(true)) {
+      takers.release(claimed);
+      events.accept(BatonObserver.QueueEvent.RELEASED);
     }
   }
 
   @Override
-  public synchronized void close() {
-    if (state == State.CLAIMED) {
-      release();
+  public void close() {
+    if (giveBack(false)) {
+      takers.release(claimed);
+      events.accept(BatonObserver.QueueEvent.RELEASED);
+    }
+  }
+
+  /**
+   * Marks a claimed item released; whether it was claimed until now (then the caller gives it
+   * back, outside the lock). {@code strict} refuses an acknowledged item, as release() does.
+   */
+  private boolean giveBack(boolean strict) {
+    acting.lock();
+    try {
+      switch (state) {
+        case ACKNOWLEDGED -> {
+          if (strict) {
+            throw new IllegalStateException(
+                "The queue item " + path + " was acknowledged; it is no longer in the queue to give back");
+          }
+          return false;
+        }
+        case RELEASED, LOST -> {
+          return false;
+        }
+        case CLAIMED -> {
+          state = State.RELEASED;
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      acting.unlock();
     }
   }
 
