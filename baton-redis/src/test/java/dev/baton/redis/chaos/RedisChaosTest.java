@@ -93,6 +93,8 @@ class RedisChaosTest {
   private final AtomicLong seenInvalid = new AtomicLong();
   private final AtomicLong excusedByDel = new AtomicLong();
   private final LongAccumulator slowestRecoveryMillis = new LongAccumulator(Math::max, 0);
+  /** What each holder was told, by fencing token, to explain a violation. */
+  private final Map<Long, Notes> trails = new ConcurrentHashMap<>();
   private volatile boolean running = true;
 
   /** Problems found while the run goes on, reported at the end. */
@@ -172,8 +174,25 @@ class RedisChaosTest {
     System.out.println(summary);
     if (!violations.isEmpty()) {
       throw run.failure(summary + "\n" + violations.size() + " violation(s):\n  "
-          + violations.stream().limit(30).collect(Collectors.joining("\n  ")), null);
+          + violations.stream().limit(30).collect(Collectors.joining("\n  "))
+          + "\nwhat the holders named there were told:\n  " + trailsOf(violations), null);
     }
+  }
+
+  private String trailsOf(List<String> violations) {
+    java.util.regex.Matcher tokens = java.util.regex.Pattern.compile("token (\\d+)")
+        .matcher(String.join("\n", violations.subList(0, Math.min(30, violations.size()))));
+    java.util.SortedSet<Long> named = new java.util.TreeSet<>();
+    while (tokens.find()) {
+      named.add(Long.parseLong(tokens.group(1)));
+    }
+    return named.stream().map(t -> "token " + t + ": " + String.join("; ", trails.getOrDefault(t, new Notes())))
+        .collect(Collectors.joining("\n  "));
+  }
+
+  private void trail(long token, String event) {
+    trails.computeIfAbsent(token, t -> new Notes()).add(String.format(Locale.ROOT, "%s at +%.3f ms", event,
+        (System.nanoTime() - run.log().originNanos()) / 1e6));
   }
 
   private void everyClientGranted() {
@@ -473,7 +492,9 @@ class RedisChaosTest {
           excusedByDel.incrementAndGet();
         }
       }
+      trail(lease.fencingToken(), who + " granted (valid until " + lease.validUntil() + ")");
       lease.addListener((l, state) -> {
+        trail(lease.fencingToken(), "told " + state + " (valid until " + l.validUntil() + ")");
         if (state == LeaseState.SUSPECT || state == LeaseState.LOST) {
           section.lost();
           (state == LeaseState.SUSPECT ? toldSuspect : toldLost).incrementAndGet();
@@ -506,10 +527,23 @@ class RedisChaosTest {
 
   private record Taken(Lock lock, Lease lease, long deletionsBefore) {}
 
-  private record Held(Lock lock, Lease lease, Section section, long sectionId) implements AutoCloseable {
+  private final class Held implements AutoCloseable {
+    final Lock lock;
+    final Lease lease;
+    final Section section;
+    final long sectionId;
+
+    Held(Lock lock, Lease lease, Section section, long sectionId) {
+      this.lock = lock;
+      this.lease = lease;
+      this.section = section;
+      this.sectionId = sectionId;
+    }
+
     @Override
     public void close() {
       section.exit();
+      trail(lease.fencingToken(), "exit in state " + lease.state());
       lock.open.remove(section);
       lease.close();
     }
