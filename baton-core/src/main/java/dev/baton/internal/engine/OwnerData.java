@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.Baton;
 import dev.baton.FencingTokens;
+import dev.baton.internal.lease.ThreadLabels;
 import dev.baton.internal.session.RecipePaths;
 import dev.baton.lock.LockOwner;
 import java.net.InetAddress;
@@ -49,7 +50,7 @@ public final class OwnerData {
 
   /** The thread's name, cut so that a lock node's data stays within what its path check reserved. */
   private static String threadName(Thread thread) {
-    String name = thread.getName();
+    String name = ThreadLabels.of(thread);
     return name.length() <= RecipePaths.THREAD_NAME_CHARS ? name : name.substring(0, RecipePaths.THREAD_NAME_CHARS);
   }
 

@@ -3,6 +3,7 @@ package dev.baton.internal.redis;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
+import dev.baton.internal.lease.ThreadLabels;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -204,7 +205,7 @@ public final class RedisSession {
   }
 
   String member(String ownerId, Thread thread) {
-    return OwnerRecord.member(ownerId, host, pid, processStart, thread.getName());
+    return OwnerRecord.member(ownerId, host, pid, processStart, ThreadLabels.of(thread));
   }
 
   void register(RedisHold hold) {
