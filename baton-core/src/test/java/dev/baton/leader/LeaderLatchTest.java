@@ -92,6 +92,27 @@ class LeaderLatchTest extends ClusterTestSupport {
   }
 
   @Test
+  void aFollowerWaitingInAwait_isWokenByItsOwnClose_andByTheLeadersClose() throws Exception {
+    String path = "/latch/await-woken";
+    LeaderLatch leader = latch(baton(), path, "leader", recorder("leader"));
+    assertThat(leader.await(WAIT)).isTrue();
+    LeaderLatch closedWhileWaiting = latch(baton(), path, "closed", recorder("closed"));
+    LeaderLatch next = latch(baton(), path, "next", recorder("next"));
+    awaitChildren(path, 3);
+
+    java.util.concurrent.CompletableFuture<Boolean> closedSays =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> closedWhileWaiting.await(Duration.ofMinutes(5)));
+    java.util.concurrent.CompletableFuture<Boolean> nextSays =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> next.await(Duration.ofMinutes(5)));
+    closedWhileWaiting.close();
+    assertThat(closedSays.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("closed while waiting").isFalse();
+    assertThat(nextSays).isNotDone();
+
+    leader.close();
+    assertThat(nextSays.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("leads once the leader closed").isTrue();
+  }
+
+  @Test
   void leaderCloses_nextInLineLeads_listenersTold_tokensGrow() throws Exception {
     String path = "/latch/failover-close";
     List<LeaderLatch> latches = new ArrayList<>();

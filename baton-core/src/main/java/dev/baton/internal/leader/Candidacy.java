@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 abstract class Candidacy {
   /** The term while it leads; read without the lock by {@link #hasLeadership()}. */
   private volatile Term leadingTerm;
+  /** Completed and replaced at each change of leadership, phase or failure: see {@link #signalChange()}. */
+  private CompletableFuture<Void> nextChange = new CompletableFuture<>();
   private static final Logger log = LoggerFactory.getLogger(Candidacy.class);
 
   /** ZooKeeper refuses a node's data past about 1 MiB (jute.maxbuffer); stay well below. */
@@ -229,7 +231,7 @@ abstract class Candidacy {
       log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, path, reason);
       failure.fail(reason);
       synchronized (this) {
-        notifyAll(); // a caller in await() sees the failure
+        signalChange(); // a caller in await() sees the failure
       }
     } else if (retry) {
       long delay = session.settings().retryPolicy().delayBefore(Math.min(failures, 10)).toNanos();
@@ -264,7 +266,23 @@ abstract class Candidacy {
   final void leadershipChanged() {
     Term term = current;
     leadingTerm = term != null && term.leading ? term : null;
-    notifyAll();
+    signalChange();
+  }
+
+  /**
+   * Wakes the callers waiting for a change; under the lock. They wait on a future outside the
+   * monitor rather than in {@code wait()}, so a waiting caller (a virtual thread above all) holds
+   * no monitor that ZooKeeper's event thread needs to record the change.
+   */
+  final void signalChange() {
+    CompletableFuture<Void> woken = nextChange;
+    nextChange = new CompletableFuture<>();
+    woken.complete(null);
+  }
+
+  /** What the next change completes; read under the lock together with the state it follows. */
+  final CompletableFuture<Void> nextChange() {
+    return nextChange;
   }
 
   /** Whether this participant leads now: a leading term whose lease is held (not suspect). */

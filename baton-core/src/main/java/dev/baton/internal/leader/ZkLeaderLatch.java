@@ -10,7 +10,10 @@ import dev.baton.lock.LeaseState;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The leader latch: a {@link Candidacy} that leads while its lease is held, and joins the queue
@@ -51,24 +54,32 @@ public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
     Durations.checkedTimeout(timeout);
     long limit = Durations.timeoutNanos(timeout);
     long deadline = System.nanoTime() + limit;
-    synchronized (this) {
-      if (phase == Phase.LATENT) {
-        throw new IllegalStateException(this + " is not started; call start() before await()");
-      }
-      while (phase == Phase.STARTED && !hasLeadership()) {
+    while (true) {
+      CompletableFuture<Void> change;
+      synchronized (this) {
+        if (phase == Phase.LATENT) {
+          throw new IllegalStateException(this + " is not started; call start() before await()");
+        }
+        if (phase != Phase.STARTED || hasLeadership()) {
+          return phase == Phase.STARTED;
+        }
         throwIfFailed();
-        long left = limit < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(this, left); // woken by every change of leadership
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new BatonInterruptedException("Interrupted while waiting for leadership of " + path, e);
-        }
+        change = nextChange(); // read with the state: a change after this read completes it
       }
-      return phase == Phase.STARTED;
+      long left = limit < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      try {
+        change.get(left, TimeUnit.NANOSECONDS); // outside the monitor: see signalChange()
+      } catch (TimeoutException e) {
+        // the loop reads the state once more, and returns false if it still does not lead
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a change of leadership never fails", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new BatonInterruptedException("Interrupted while waiting for leadership of " + path, e);
+      }
     }
   }
 
@@ -92,7 +103,7 @@ public final class ZkLeaderLatch extends Candidacy implements LeaderLatch {
         return;
       }
       phase = Phase.CLOSED;
-      notifyAll(); // waiters in await() return false
+      signalChange(); // waiters in await() return false
       term = current;
       if (term == null) {
         return;
