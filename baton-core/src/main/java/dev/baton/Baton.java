@@ -62,7 +62,14 @@ import java.util.concurrent.Executor;
  * {@link ConnectionStateListener}s {@link ConnectionState#LOST}, then {@link
  * ConnectionState#RECONNECTED}; leases of the old session are {@link LeaseState#LOST}.
  */
-public final class Baton implements AutoCloseable {
+public final class Baton implements Coordinator {
+
+  /** {@code zookeeper}. */
+  @Override
+  public String backend() {
+    return "zookeeper";
+  }
+
   static {
     // Recipes in modules of their own (the config center, the registry) stand on this client's
     // session; this is how they reach it without a public accessor on the client.
@@ -95,6 +102,7 @@ public final class Baton implements AutoCloseable {
   }
 
   /** A reentrant mutex on {@code path}. Cheap: nothing is sent until it is used. */
+  @Override
   public Mutex mutex(String path) {
     session.checkOpen();
     return observed("mutex", new ZkMutex(session, RecipePaths.check(session.settings(), path, "mutex path")));
@@ -117,6 +125,7 @@ public final class Baton implements AutoCloseable {
    *
    * @throws IllegalArgumentException if no lock is given or one path appears twice
    */
+  @Override
   public MultiLock multiLock(Mutex... locks) {
     session.checkOpen();
     Objects.requireNonNull(locks, "locks");
@@ -143,6 +152,7 @@ public final class Baton implements AutoCloseable {
    * {@code InterProcessReadWriteLock}: many readers or one writer, reentrant, with write-to-read
    * downgrade. Cheap: nothing is sent until it is used. See {@link ReadWriteLock}.
    */
+  @Override
   public ReadWriteLock readWriteLock(String path) {
     session.checkOpen();
     ReadWriteLock lock = new ZkReadWriteLock(session, RecipePaths.check(session.settings(), path, "read-write lock path"));
@@ -154,6 +164,7 @@ public final class Baton implements AutoCloseable {
    * node counts as 0 and is created by the first update (see {@link Counter}). Cheap: nothing is
    * sent until it is used.
    */
+  @Override
   public Counter counter(String path) {
     session.checkOpen();
     return new ZkCounter(session, RecipePaths.check(session.settings(), path, "counter path"));
@@ -246,6 +257,7 @@ public final class Baton implements AutoCloseable {
    * @throws IllegalArgumentException naming the argument if the path is invalid or {@code
    *     permits} is below 1
    */
+  @Override
   public Semaphore semaphore(String path, int permits) {
     session.checkOpen();
     Semaphore semaphore = new ZkSemaphore(session, RecipePaths.check(session.settings(), path, "semaphore path"), permits);
@@ -294,6 +306,7 @@ public final class Baton implements AutoCloseable {
    * @param participantId what other participants see of this one ({@link LeaderLatch#leaderId()})
    * @throws IllegalArgumentException naming the argument if the path is invalid or the id blank
    */
+  @Override
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
     LeaderLatch latch = new ZkLeaderLatch(
@@ -309,6 +322,7 @@ public final class Baton implements AutoCloseable {
    *
    * @throws IllegalArgumentException naming the argument if the path is invalid or the id blank
    */
+  @Override
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
     LeaderSelector selector = new ZkLeaderSelector(
@@ -362,6 +376,7 @@ public final class Baton implements AutoCloseable {
     return observation == null ? mutex : observation.mutex(recipe, mutex);
   }
 
+  @Override
   public ConnectionState connectionState() {
     return session.state();
   }
@@ -390,6 +405,7 @@ public final class Baton implements AutoCloseable {
    * chained on one cannot delay a notice): it hears a change before those listeners hear what the
    * change did to their recipe (see {@link ConnectionStateListener} for the order).
    */
+  @Override
   public void addConnectionStateListener(ConnectionStateListener listener) {
     session.addStateListener(Objects.requireNonNull(listener, "listener"), session.noticeExecutor());
   }
@@ -399,11 +415,13 @@ public final class Baton implements AutoCloseable {
    * recipe listeners holds only if both run on one single-threaded executor ({@link
    * ConnectionStateListener}).
    */
+  @Override
   public void addConnectionStateListener(ConnectionStateListener listener, Executor executor) {
     session.addStateListener(
         Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor"));
   }
 
+  @Override
   public void removeConnectionStateListener(ConnectionStateListener listener) {
     session.removeStateListener(listener);
   }

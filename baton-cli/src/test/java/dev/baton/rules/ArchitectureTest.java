@@ -55,7 +55,7 @@ class ArchitectureTest {
   private static final List<String> RECIPES = List.of(
       "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
   private static final List<String> ENTRY_POINTS = List.of(
-      "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry",
+      "dev.baton.Coordinator", "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry",
       "dev.baton.redis.RedisBaton");
 
   private static JavaClasses classes;

@@ -5,6 +5,7 @@ import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
+import dev.baton.Coordinator;
 import dev.baton.internal.observe.Observation;
 import dev.baton.internal.redis.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
@@ -50,7 +51,7 @@ import java.util.concurrent.Executor;
  * of this client may turn {@code SUSPECT} until their next renewal, those on that master go on to
  * {@code LOST} if it stays away past their validity, and locks on the other masters go on.
  */
-public final class RedisBaton implements AutoCloseable {
+public final class RedisBaton implements Coordinator {
   private final RedisSession session;
   private final Observation observation; // null without an observer: nothing is wrapped
 
@@ -90,6 +91,13 @@ public final class RedisBaton implements AutoCloseable {
    *     (such as <code>a&#123;b</code>: use no braces, or one non-empty {@code {hash tag}})
    * @throws ClientClosedException if this client is closed
    */
+  /** {@code redis}. */
+  @Override
+  public String backend() {
+    return "redis";
+  }
+
+  @Override
   public Mutex mutex(String name) {
     return mutex(name, RedisMutexOptions.defaults());
   }
@@ -114,6 +122,7 @@ public final class RedisBaton implements AutoCloseable {
    * packets) is not a drop to Lettuce: the leases see it first, turning {@code SUSPECT} when a
    * renewal times out, while this still reads {@code CONNECTED}.
    */
+  @Override
   public ConnectionState connectionState() {
     return session.connectionState();
   }
@@ -128,15 +137,18 @@ public final class RedisBaton implements AutoCloseable {
    * event thread (which also runs lease listeners: a connection-state listener hears a change
    * before any lease listener hears its consequence). Keep it short: it delays the others.
    */
+  @Override
   public void addConnectionStateListener(ConnectionStateListener listener) {
     addConnectionStateListener(listener, null);
   }
 
   /** As {@link #addConnectionStateListener(ConnectionStateListener)}, on {@code executor}. */
+  @Override
   public void addConnectionStateListener(ConnectionStateListener listener, Executor executor) {
     session.addStateListener(Objects.requireNonNull(listener, "listener"), executor);
   }
 
+  @Override
   public void removeConnectionStateListener(ConnectionStateListener listener) {
     session.removeStateListener(listener);
   }

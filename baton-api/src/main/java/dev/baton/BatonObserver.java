@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * Told what a client's locks and session do, for metrics ({@code baton-micrometer}), traces
  * ({@code baton-opentelemetry}, through {@link #acquisitionStarted}) or logs. Set
- * with {@link Baton.Builder#observer} (or {@code RedisBaton.Builder.observer} for Redis locks and
+ * with {@code Baton.Builder.observer} (or {@code RedisBaton.Builder.observer} for Redis locks and
  * connection states); every method has a no-op default. Calls come on the thread
  * that saw the event (a caller's, or the client's event executor): keep them short and never block.
  * An exception thrown here is logged and dropped; it never reaches the lock.
@@ -37,7 +37,7 @@ public interface BatonObserver {
     LOST
   }
 
-  /** What happened to an item of a {@link dev.baton.queue.DistributedQueue} of this client. */
+  /** What happened to an item of a {@code dev.baton.queue.DistributedQueue} of this client. */
   enum QueueEvent {
     /** Taken (claimed) by a consumer of this client, by {@code take} or a consumer loop. */
     TAKEN,

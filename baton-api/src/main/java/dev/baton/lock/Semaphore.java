@@ -1,6 +1,5 @@
 package dev.baton.lock;
 
-import dev.baton.Baton;
 import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
 import java.time.Duration;

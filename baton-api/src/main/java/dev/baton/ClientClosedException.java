@@ -1,6 +1,6 @@
 package dev.baton;
 
-/** A method was called on a {@link Baton} client (or something it made) after the client was closed. */
+/** A method was called on a client ({@code Baton}, {@code RedisBaton}, or something one made) after the client was closed. */
 public class ClientClosedException extends BatonException {
   private static final long serialVersionUID = 1L;
 

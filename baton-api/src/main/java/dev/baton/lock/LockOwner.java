@@ -1,6 +1,5 @@
 package dev.baton.lock;
 
-import dev.baton.Baton;
 import dev.baton.FencingTokens;
 import java.time.Instant;
 

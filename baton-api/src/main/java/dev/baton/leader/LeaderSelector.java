@@ -1,6 +1,5 @@
 package dev.baton.leader;
 
-import dev.baton.Baton;
 import dev.baton.ClientClosedException;
 import dev.baton.ConnectionException;
 import dev.baton.FailureListener;

@@ -1,6 +1,5 @@
 package dev.baton.lock;
 
-import dev.baton.Baton;
 import dev.baton.SessionLostException;
 import java.util.List;
 
@@ -35,7 +34,7 @@ import java.util.List;
  *       transaction, so a downgrade never puts a reader beside a later writer: if the write lease
  *       is closed (from another thread) before the downgrade completes, it fails with {@link
  *       IllegalStateException} and no read lock is taken; if the write node is gone while the
- *       session lives (deleted from outside), it fails with {@link dev.baton.NodeMissingException}.
+ *       session lives (deleted from outside), it fails with {@code dev.baton.NodeMissingException} (ZooKeeper).
  *   <li><b>No upgrade.</b> A thread that holds the read lock but not the write lock and asks for
  *       the write lock (blocking methods) gets an {@link IllegalStateException} at once: it would
  *       otherwise wait behind its own read lock forever (Curator's does). Release every read lease
