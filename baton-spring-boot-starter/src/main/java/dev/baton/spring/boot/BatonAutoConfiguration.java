@@ -24,9 +24,12 @@ import org.springframework.context.annotation.Bean;
  * existed becomes this bean, so the application has one ZooKeeper session; unless a {@link
  * BatonBuilderCustomizer} other than the metrics one is defined (a built client cannot take it),
  * then the bean is a client of its own.
+ *
+ * <p>Not built when {@code baton.backend} names another store ({@link BatonBackendAutoConfiguration}).
  */
 @AutoConfiguration
 @ConditionalOnClass(Baton.class)
+@ConditionalOnProperty(prefix = "baton", name = "backend", havingValue = "zookeeper", matchIfMissing = true)
 @EnableConfigurationProperties(BatonProperties.class)
 public class BatonAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(BatonAutoConfiguration.class);

@@ -11,6 +11,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "baton")
 public class BatonProperties {
+  /**
+   * The one store the application coordinates on: "zookeeper" (the client of baton.connect-string)
+   * or "redis" (the client of baton.redis.uri). The other client is then not built, and the one
+   * built is the application's {@code dev.baton.Coordinator}. Unset: each client whose settings are
+   * present is built.
+   */
+  private Backend backend;
+
   /** The ensemble, as host:port[,host:port...]. Setting it switches the ZooKeeper client on. */
   private String connectString;
 
@@ -36,6 +44,22 @@ public class BatonProperties {
 
   private final Metrics metrics = new Metrics();
   private final Tracing tracing = new Tracing();
+
+  public Backend getBackend() {
+    return backend;
+  }
+
+  public void setBackend(Backend backend) {
+    this.backend = backend;
+  }
+
+  /** The stores {@code baton.backend} can name. */
+  public enum Backend {
+    /** The ZooKeeper client, from {@code baton.connect-string}. */
+    ZOOKEEPER,
+    /** The Redis client, from {@code baton.redis.uri} (needs baton-redis on the classpath). */
+    REDIS
+  }
 
   public String getConnectString() {
     return connectString;

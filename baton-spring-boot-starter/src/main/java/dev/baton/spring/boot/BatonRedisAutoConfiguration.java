@@ -14,10 +14,12 @@ import org.springframework.context.annotation.Bean;
  * when {@code baton-redis} is on the classpath, {@code baton.redis.uri} is set and the application
  * defines no {@code RedisBaton} of its own. It connects while the context starts ({@code
  * ConnectionException} naming the address if the server does not answer within the connect
- * timeout) and is closed with the context, deleting the keys of the leases it holds.
+ * timeout) and is closed with the context, deleting the keys of the leases it holds. Not built when
+ * {@code baton.backend} names another store.
  */
 @AutoConfiguration
 @ConditionalOnClass(RedisBaton.class)
+@ConditionalOnProperty(prefix = "baton", name = "backend", havingValue = "redis", matchIfMissing = true)
 @EnableConfigurationProperties(BatonRedisProperties.class)
 public class BatonRedisAutoConfiguration {
 
