@@ -5,6 +5,7 @@ import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
+import dev.baton.redis.RedisBaton;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -14,6 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -35,6 +37,9 @@ import picocli.CommandLine.Spec;
             + " process kills the whole group at once, before the session and the lock can expire."
             + " Put -- before the command:",
         "  baton lock hold /locks/nightly --connect zk:2181 -- ./nightly-job.sh --full",
+        "  baton lock hold nightly --redis redis://cache:6379 -- ./nightly-job.sh --full",
+        "On Redis the lock is lost when its key's TTL runs out unrenewed or the key is taken from it;"
+            + " the watchdog stops the command before that TTL can run out after baton dies.",
         "",
         "Exit codes: the command's own code when it ran to its end holding the lock;"
             + " 124 the lock was not obtained within --timeout; 125 the lock was lost while the"
@@ -55,6 +60,7 @@ final class LockHoldCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
+  @Mixin RedisConnectOptions redis;
 
   @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "Give up (exit 124) if the mutex is not ours within this time, e.g. 10s; 0s tries"
@@ -66,7 +72,8 @@ final class LockHoldCommand implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}.")
   Duration grace;
 
-  @Parameters(index = "0", paramLabel = "<path>", description = "The mutex's path, e.g. /locks/nightly.")
+  @Parameters(index = "0", paramLabel = "<path>",
+      description = "The mutex's path, e.g. /locks/nightly; with --redis, the lock's name.")
   String path;
 
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "<command>",
@@ -75,31 +82,49 @@ final class LockHoldCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    LockCommand.checkPath(path, spec);
     PrintWriter err = spec.commandLine().getErr();
+    if (redis.given()) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--connect")) {
+        throw new ParameterException(spec.commandLine(),
+            "--connect and --redis cannot be combined: the lock is on one or the other");
+      }
+      try (RedisBaton client = redis.open(connection.connectTimeout, spec)) {
+        Mutex mutex;
+        try {
+          mutex = client.mutex(path, redis.mutexOptions(spec));
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
+        }
+        return holdAndRun(mutex, err, "the lock " + path + " (its Redis lease expired or was taken)");
+      }
+    }
+    LockCommand.checkPath(path, spec);
     connection.holds = true; // the session timeout is how long the lock outlives baton
     try (Baton baton = connection.open(spec)) {
-      Mutex mutex = LockCommand.mutex(baton, path, spec);
-      Lease lease;
-      try {
-        lease = timeout == null ? mutex.acquire() : mutex.acquire(timeout);
-      } catch (AcquireTimeoutException e) {
-        String holder = mutex.holder().map(LockCommand::describe).orElse("nobody any more");
-        err.println("baton lock hold: Did not get " + path + " within " + timeout.toMillis() + " ms; held by: " + holder);
-        err.flush();
-        return EXIT_NOT_OBTAINED;
-      }
-      try (lease) {
-        return runHolding(lease, err);
-      }
+      return holdAndRun(LockCommand.mutex(baton, path, spec), err, "the lock " + path + " (the session expired)");
     }
   }
 
-  private int runHolding(Lease lease, PrintWriter err) throws InterruptedException {
+  private int holdAndRun(Mutex mutex, PrintWriter err, String lossCause) throws InterruptedException {
+    Lease lease;
+    try {
+      lease = timeout == null ? mutex.acquire() : mutex.acquire(timeout);
+    } catch (AcquireTimeoutException e) {
+      String holder = mutex.holder().map(LockCommand::describe).orElse("nobody any more");
+      err.println("baton lock hold: Did not get " + path + " within " + timeout.toMillis() + " ms; held by: " + holder);
+      err.flush();
+      return EXIT_NOT_OBTAINED;
+    }
+    try (lease) {
+      return runHolding(lease, err, lossCause);
+    }
+  }
+
+  private int runHolding(Lease lease, PrintWriter err, String lossCause) throws InterruptedException {
     // Once the lease is lost another process may take the lock, so nothing the command started may go on.
     return GuardedCommand.run("baton lock hold", command,
         Map.of("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()), "BATON_LOCK_PATH", path),
-        grace, err, "the lock " + path + " (the session expired)", stop -> {
+        grace, err, lossCause, stop -> {
           lease.addListener((l, state) -> {
             if (state == LeaseState.LOST) {
               stop.run();
