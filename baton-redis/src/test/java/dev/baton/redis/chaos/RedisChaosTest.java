@@ -34,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -106,6 +107,8 @@ class RedisChaosTest {
   /** What each holder was told, by fencing token, to explain a violation. */
   private final Map<Long, Notes> trails = new ConcurrentHashMap<>();
   private volatile boolean running = true;
+  /** Counted down with {@code running = false}: holds end early when the run stops. */
+  private final CountDownLatch stopped = new CountDownLatch(1);
 
   /** Problems found while the run goes on, reported at the end. */
   private static final class Notes extends ConcurrentLinkedQueue<String> {}
@@ -123,6 +126,7 @@ class RedisChaosTest {
   @AfterEach
   void stop() {
     running = false;
+    stopped.countDown();
     for (Client client : clients) {
       client.closeQuietly();
     }
@@ -160,6 +164,7 @@ class RedisChaosTest {
     }
 
     running = false;
+    stopped.countDown();
     run.log().add("faults over; stopping the workers");
     run.awaitOrFail(Duration.ofSeconds(30), "every worker ends (no acquisition or release hangs)",
         () -> clients.forEach(Client::assertWorkersDone));
@@ -525,7 +530,7 @@ class RedisChaosTest {
       // a fault can strike a holder mid-section and a later holder can come between.
       long holdMillis = random.nextInt(20) == 0 ? 500 + random.nextInt(2_000) : random.nextInt(15);
       if (holdMillis > 0) {
-        Thread.sleep(holdMillis);
+        stopped.await(holdMillis, TimeUnit.MILLISECONDS); // ends early when the run stops
       }
       if (!held.lease.isValid()) {
         held.section.lost();
