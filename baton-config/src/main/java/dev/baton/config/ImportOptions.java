@@ -13,10 +13,18 @@ package dev.baton.config;
  *
  * @param prune whether keys of the config center absent from the text are deleted
  * @param allowEmpty whether a prune may go ahead when the text holds no key at all (which would
- *     delete every key): refused unless set, so that an empty or truncated file cannot wipe a config
+ *     delete every key in scope): refused unless set, so that an empty or truncated file cannot
+ *     wipe a config
+ * @param keyPrefix {@code ""} for every key; else the import's scope: the text may only hold keys
+ *     at and below it, and a prune deletes only keys at and below it (for a text exported with
+ *     the same key prefix)
  */
-public record ImportOptions(boolean prune, boolean allowEmpty) {
-  private static final ImportOptions DEFAULTS = new ImportOptions(false, false);
+public record ImportOptions(boolean prune, boolean allowEmpty, String keyPrefix) {
+  private static final ImportOptions DEFAULTS = new ImportOptions(false, false, "");
+
+  public ImportOptions {
+    java.util.Objects.requireNonNull(keyPrefix, "keyPrefix must not be null (\"\" for every key)");
+  }
 
   /** Writes the keys of the text; the keys it leaves out are left alone. */
   public static ImportOptions defaults() {
@@ -24,15 +32,25 @@ public record ImportOptions(boolean prune, boolean allowEmpty) {
   }
 
   /**
-   * Also deletes every key of the config center that the text leaves out (each with its revision,
-   * operation {@code import}, when history is kept), in the same transactions as the writes.
+   * Also deletes every key of the config center (in scope) that the text leaves out, each with its
+   * revision, operation {@code import}, when history is kept, in the same transactions as the
+   * writes.
    */
   public ImportOptions withPrune() {
-    return new ImportOptions(true, allowEmpty);
+    return new ImportOptions(true, allowEmpty, keyPrefix);
   }
 
-  /** Lets a prune go ahead on a text with no key at all: deletes every key. */
+  /** Lets a prune go ahead on a text with no key at all: deletes every key in scope. */
   public ImportOptions withAllowEmpty() {
-    return new ImportOptions(prune, true);
+    return new ImportOptions(prune, true, keyPrefix);
+  }
+
+  /**
+   * Limits the import to the keys at and below {@code keyPrefix} ({@code "db"}: {@code db},
+   * {@code db/url}, not {@code db2}), as {@link ConfigCenter#export} of that key prefix writes
+   * them: a key of the text outside it is refused, and a prune deletes only keys inside it.
+   */
+  public ImportOptions withKeyPrefix(String keyPrefix) {
+    return new ImportOptions(prune, allowEmpty, keyPrefix);
   }
 }

@@ -66,6 +66,10 @@ final class ConfigImport {
    */
   Planned plan(ConfigText.Read read, ImportOptions options) {
     Map<String, String> values = read.values();
+    String scope = options.keyPrefix();
+    if (!scope.isEmpty()) {
+      ConfigValues.validateKey(prefix, scope);
+    }
     List<ImportPlan.Change> changes = new ArrayList<>();
     for (Map.Entry<String, String> entry : values.entrySet()) {
       String key = entry.getKey();
@@ -73,6 +77,10 @@ final class ConfigImport {
         ConfigValues.validateKey(prefix, key);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(e.getMessage() + read.at(key) + "; nothing was written", e);
+      }
+      if (!scope.isEmpty() && !ConfigValues.isAtOrBelow(key, scope)) {
+        throw new IllegalArgumentException("config key '" + key + "'" + read.at(key) + " is outside the import's"
+            + " key prefix '" + scope + "' (only " + scope + " and the keys below it); nothing was written");
       }
       Objects.requireNonNull(entry.getValue(), () -> "the value of '" + key + "' must not be null");
       byte[] data = ConfigValues.encode(entry.getValue());
@@ -90,12 +98,15 @@ final class ConfigImport {
     }
     List<String> removed = new ArrayList<>();
     if (options.prune()) {
-      if (values.isEmpty() && !options.allowEmpty() && !tree.keys().isEmpty()) {
-        throw new IllegalArgumentException("The text to import holds no key, and a prune would delete every key"
-            + " below " + prefix + " (" + tree.keys().size() + "); refused, nothing was written (allow it"
-            + " explicitly to empty the config)");
+      Map<String, ConfigTree.Node> keys = new java.util.TreeMap<>(tree.keys());
+      if (!scope.isEmpty()) {
+        keys.keySet().removeIf(key -> !ConfigValues.isAtOrBelow(key, scope));
       }
-      Map<String, ConfigTree.Node> keys = tree.keys();
+      if (values.isEmpty() && !options.allowEmpty() && !keys.isEmpty()) {
+        throw new IllegalArgumentException("The text to import holds no key, and a prune would delete every key"
+            + " below " + (scope.isEmpty() ? prefix : ZkPaths.join(prefix, scope)) + " (" + keys.size()
+            + "); refused, nothing was written (allow it explicitly to empty the config)");
+      }
       for (Map.Entry<String, ConfigTree.Node> entry : keys.entrySet()) {
         String key = entry.getKey();
         if (values.containsKey(key)) {
