@@ -225,13 +225,7 @@ final class ConfigText {
     Map<String, String> values = new LinkedHashMap<>();
     Map<String, Integer> lines = new HashMap<>();
     if (format == ConfigFormat.PROPERTIES) {
-      Properties properties = new Properties();
-      try {
-        properties.load(new StringReader(text));
-      } catch (IOException | IllegalArgumentException e) {
-        throw new IllegalArgumentException("The PROPERTIES to import are malformed: " + e.getMessage(), e);
-      }
-      new TreeMap<>(properties).forEach((key, value) -> values.put(key.toString(), value.toString()));
+      readProperties(text, values, lines);
       return new Read(values, lines);
     }
     try (JsonParser parser = (format == ConfigFormat.JSON ? JSON : YAML).createParser(text)) {
@@ -256,6 +250,47 @@ final class ConfigText {
       throw new IllegalArgumentException("The " + format + " to import cannot be read: " + e.getMessage(), e);
     }
     return new Read(values, lines);
+  }
+
+  /**
+   * Properties as {@link Properties#load} reads them (a later line for the same key wins), one
+   * logical line at a time (continuation lines joined) so that each key's line is known.
+   */
+  private static void readProperties(String text, Map<String, String> values, Map<String, Integer> lines) {
+    String[] physical = text.split("\r\n|\r|\n", -1);
+    Map<String, String> sorted = new TreeMap<>();
+    for (int i = 0; i < physical.length; i++) {
+      int first = i;
+      StringBuilder logical = new StringBuilder(physical[i]);
+      String stripped = physical[i].stripLeading();
+      boolean comment = stripped.startsWith("#") || stripped.startsWith("!");
+      while (!comment && endsWithOddBackslashes(physical[i]) && i + 1 < physical.length) {
+        logical.append('\n').append(physical[++i]);
+      }
+      if (comment || stripped.isEmpty()) {
+        continue;
+      }
+      Properties one = new Properties();
+      try {
+        one.load(new StringReader(logical.toString()));
+      } catch (IOException | IllegalArgumentException e) {
+        throw new IllegalArgumentException("The PROPERTIES to import are malformed at line " + (first + 1) + ": "
+            + e.getMessage(), e);
+      }
+      for (Map.Entry<Object, Object> entry : one.entrySet()) {
+        sorted.put(entry.getKey().toString(), entry.getValue().toString());
+        lines.put(entry.getKey().toString(), first + 1);
+      }
+    }
+    values.putAll(sorted);
+  }
+
+  private static boolean endsWithOddBackslashes(String line) {
+    int count = 0;
+    for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) {
+      count++;
+    }
+    return count % 2 == 1;
   }
 
   private static void readMap(JsonParser parser, String path, Map<String, String> values, Map<String, Integer> lines,

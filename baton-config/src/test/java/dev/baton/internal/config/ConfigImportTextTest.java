@@ -137,8 +137,12 @@ class ConfigImportTextTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'a'").hasMessageContaining("line 2");
     assertThatThrownBy(() -> ConfigText.read("- a\n- b\n", ConfigFormat.YAML))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be a map").hasMessageContaining("list");
-    assertThatThrownBy(() -> ConfigText.read("a=\\u12", ConfigFormat.PROPERTIES))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed");
+    assertThatThrownBy(() -> ConfigText.read("# c\na=1\nb=\\u12x\n", ConfigFormat.PROPERTIES))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed at line 3");
+    ConfigText.Read properties = ConfigText.read("# c \\\na=1\\\n  2\n\nb//c=3\nd:4\n", ConfigFormat.PROPERTIES);
+    assertThat(properties.values()).isEqualTo(Map.of("a", "12", "b//c", "3", "d", "4"));
+    assertThat(properties.at("b//c")).isEqualTo(" (line 5)");
+    assertThat(properties.at("a")).isEqualTo(" (line 2)");
     ConfigText.Read read = ConfigText.read("ok: 1\nbad:\n  \"\": 2\n", ConfigFormat.YAML);
     assertThat(read.values()).containsEntry("bad/", "2");
     assertThat(read.at("bad/")).isEqualTo(" (line 3)");
