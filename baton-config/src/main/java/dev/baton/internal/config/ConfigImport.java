@@ -105,7 +105,8 @@ final class ConfigImport {
       if (values.isEmpty() && !options.allowEmpty() && !keys.isEmpty()) {
         throw new IllegalArgumentException("The text to import holds no key, and a prune would delete every key"
             + " below " + (scope.isEmpty() ? prefix : ZkPaths.join(prefix, scope)) + " (" + keys.size()
-            + "); refused, nothing was written (allow it explicitly to empty the config)");
+            + "); refused, nothing was written. To empty it on purpose, allow it: ImportOptions.withAllowEmpty(),"
+            + " or --allow-empty on the command line");
       }
       for (Map.Entry<String, ConfigTree.Node> entry : keys.entrySet()) {
         String key = entry.getKey();
