@@ -162,9 +162,8 @@ final class ConfigImport {
     changed.sort(Comparator.naturalOrder());
     List<String> deletes = new ArrayList<>(planned.removed());
     deletes.sort(Comparator.reverseOrder());
-    Map<String, String> all = new HashMap<>(values);
     changed.addAll(deletes);
-    List<List<String>> batches = batches(changed, all, new HashSet<>(deletes));
+    List<List<String>> batches = batches(changed, values, new HashSet<>(deletes));
     for (int i = 0; i < batches.size(); i++) {
       send(batches.get(i), values, new HashSet<>(deletes), i + 1, batches.size());
     }
