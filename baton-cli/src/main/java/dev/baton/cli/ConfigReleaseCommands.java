@@ -7,6 +7,8 @@ import dev.baton.config.ConfigInstance;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.ConfigRevision;
 import dev.baton.config.GrayRule;
+import dev.baton.config.ImportOptions;
+import dev.baton.config.ImportPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -155,8 +157,13 @@ final class ConfigReleaseCommands {
   }
 
   @Command(name = "import", mixinStandardHelpOptions = true,
-      description = "Writes the keys and values of <file> ('-' for standard input) below <prefix>, in as few"
-          + " transactions as fit ZooKeeper's packet limit, with history; keys absent from the file are left alone.")
+      description = {"Writes the keys and values of <file> ('-' for standard input) below <prefix>: the keys whose"
+          + " value differs, in as few transactions as fit ZooKeeper's packet limit, with history (operation"
+          + " import); keys absent from the file are left alone unless --prune. Prints what changed, one line"
+          + " a key: '+ key: new', '~ key: old -> new', '- key: old'.",
+          "Layout, the same for every format: a name is the key's path ('/' separates levels, '.' is part of"
+              + " a name), a nested YAML/JSON map adds a level (db: {url: x} is db/url), a list is the value as"
+              + " JSON array text ([\"a\",\"b\"]). See docs/config.md."})
   static final class Import implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ConnectOptions connection;
@@ -171,11 +178,34 @@ final class ConfigReleaseCommands {
         description = "properties, yaml or json. Default: from the file's extension, else properties.")
     String format;
 
+    @Option(names = "--dry-run",
+        description = "Print what the import would add, change (old -> new) and, with --prune, remove, one line"
+            + " a key, and write nothing.")
+    boolean dryRun;
+
+    @Option(names = "--prune",
+        description = "Also delete the keys below <prefix> (or below --keys) that the file leaves out, in the same"
+            + " transactions as the writes, with history. Refused for a file with no key unless --allow-empty.")
+    boolean prune;
+
+    @Option(names = "--allow-empty",
+        description = "With --prune, let a file with no key delete every key (refused otherwise, so that an empty"
+            + " or truncated file cannot wipe a config).")
+    boolean allowEmpty;
+
+    @Option(names = "--keys", paramLabel = "KEY_PREFIX",
+        description = "Only the keys at and below this key, e.g. db, as 'config export --keys' writes them: a key"
+            + " of the file outside it is refused, and --prune deletes only keys inside it.")
+    String keys;
+
     @Override
     public Integer call() throws IOException {
       String name = format != null ? format
           : file.endsWith(".yaml") || file.endsWith(".yml") ? "yaml" : file.endsWith(".json") ? "json" : "properties";
       ConfigFormat chosen = format(name, spec);
+      if (allowEmpty && !prune) {
+        throw new ParameterException(spec.commandLine(), "--allow-empty goes with --prune");
+      }
       String text;
       if (file.equals("-")) {
         text = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
@@ -186,10 +216,31 @@ final class ConfigReleaseCommands {
         }
         text = Files.readString(path, StandardCharsets.UTF_8);
       }
-      int written = with(spec, connection, prefix, ConfigOptions.defaults().withHistory(DEFAULT_HISTORY),
-          config -> config.importFrom(text, chosen));
+      ImportOptions options = ImportOptions.defaults().withKeyPrefix(keys == null ? "" : keys);
+      if (prune) {
+        options = options.withPrune();
+      }
+      if (allowEmpty) {
+        options = options.withAllowEmpty();
+      }
+      ImportOptions chosenOptions = options;
+      String source = file.equals("-") ? "standard input" : file;
+      ImportPlan plan = with(spec, connection, prefix,
+          dryRun ? ConfigOptions.defaults() : ConfigOptions.defaults().withHistory(DEFAULT_HISTORY), config -> {
+            try {
+              return dryRun ? config.planImport(text, chosen, chosenOptions)
+                  : config.importFrom(text, chosen, chosenOptions);
+            } catch (IllegalArgumentException e) {
+              throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
+            }
+          });
       PrintWriter out = spec.commandLine().getOut();
-      out.println(written + (written == 1 ? " key written" : " keys written"));
+      plan.changes().forEach(out::println);
+      if (dryRun) {
+        out.println("dry run: " + plan.summary() + "; nothing written");
+      } else {
+        out.println(plan.size() + (plan.size() == 1 ? " key written: " : " keys written: ") + plan.summary());
+      }
       out.flush();
       return BatonCommand.OK;
     }

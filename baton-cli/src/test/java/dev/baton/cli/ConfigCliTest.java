@@ -8,9 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigOptions;
 import dev.baton.config.GrayRule;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code baton config} as issue 33 asks: watch's JSON lines, gray releases from the CLI alone. */
 class ConfigCliTest extends StandaloneZooKeeper {
@@ -155,6 +158,100 @@ class ConfigCliTest extends StandaloneZooKeeper {
       }
       assertThat(cli("config", "gray", "reach", "/cli33-console", "feature/x").out().strip())
           .isEqualTo("canary-1 (zone=eu-1)");
+    }
+  }
+
+  // ---- import and export: one layout, dry run, prune ----------------------------------------
+
+  @Test
+  void importDryRun_printsTheDiff_andWritesNothing(@TempDir Path dir) throws Exception {
+    try (ConfigCenter config = ConfigCenter.open(baton, "/cli33-dry")) {
+      config.set("db/url", "jdbc:old");
+      config.set("db/pool/size", "10");
+      config.set("legacy/flag", "on");
+      Path file = dir.resolve("app.yaml");
+      Files.writeString(file, "db:\n  url: jdbc:new\n  pool:\n    size: 10\nhosts: [a, b]\n");
+
+      Cli.Run dry = cli("config", "import", "/cli33-dry", file.toString(), "--dry-run", "--prune");
+
+      assertThat(dry.exitCode()).as(dry.err()).isZero();
+      assertThat(dry.out().lines()).containsExactly(
+          "~ db/url: jdbc:old -> jdbc:new",
+          "+ hosts: [\"a\",\"b\"]",
+          "- legacy/flag: on",
+          "dry run: 1 added, 1 changed, 1 removed; nothing written");
+      assertThat(config.snapshot()).isEqualTo(Map.of("db/url", "jdbc:old", "db/pool/size", "10", "legacy/flag", "on"));
+      Cli.Run plain = cli("config", "import", "/cli33-dry", file.toString(), "--dry-run");
+      assertThat(plain.out().lines()).as("keys left out are left alone without --prune")
+          .containsExactly("~ db/url: jdbc:old -> jdbc:new", "+ hosts: [\"a\",\"b\"]",
+              "dry run: 1 added, 1 changed, 0 removed; nothing written");
+    }
+  }
+
+  @Test
+  void importPrune_deletesKeysLeftOut_withHistory_andAnEmptyFileCannotWipeTheConfig(@TempDir Path dir)
+      throws Exception {
+    try (ConfigCenter config = ConfigCenter.open(baton, "/cli33-prune", ConfigOptions.defaults().withHistory(5))) {
+      config.set("keep", "1");
+      config.set("old/a", "x");
+      config.set("db/url", "u");
+      Path file = dir.resolve("app.properties");
+      Files.writeString(file, "keep=2\n");
+      Path empty = dir.resolve("empty.json");
+      Files.writeString(empty, "{}\n");
+
+      Cli.Run refused = cli("config", "import", "/cli33-prune", empty.toString(), "--prune");
+      assertThat(refused.exitCode()).isEqualTo(BatonCommand.USAGE);
+      assertThat(refused.err()).contains("empty.json").contains("holds no key").contains("nothing was written");
+      Cli.Run scoped = cli("config", "import", "/cli33-prune", file.toString(), "--prune", "--keys", "db");
+      assertThat(scoped.exitCode()).isEqualTo(BatonCommand.USAGE);
+      assertThat(scoped.err()).contains("'keep'").contains("outside").contains("'db'");
+      assertThat(config.snapshot()).hasSize(3);
+
+      Cli.Run pruned = cli("config", "import", "/cli33-prune", file.toString(), "--prune");
+      assertThat(pruned.exitCode()).as(pruned.err()).isZero();
+      assertThat(pruned.out().lines()).containsExactly("- db/url: u", "~ keep: 1 -> 2", "- old/a: x",
+          "3 keys written: 0 added, 1 changed, 2 removed");
+      await().until(() -> config.snapshot().equals(Map.of("keep", "2")));
+      assertThat(config.history("old/a").get(0).operation()).isEqualTo("import");
+
+      Cli.Run wiped = cli("config", "import", "/cli33-prune", empty.toString(), "--prune", "--allow-empty");
+      assertThat(wiped.exitCode()).as(wiped.err()).isZero();
+      await().until(() -> config.snapshot().isEmpty());
+    }
+  }
+
+  @Test
+  void exportYaml_givesBackTheFileStructure_andBadFilesNameTheLine(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("app.yml");
+    String yaml = """
+        db: primary
+        db/pool:
+          size: 10
+        db/url: jdbc:postgresql://db:5432/shop
+        hosts:
+        - a
+        - "b, c"
+        spring.datasource.username: shop
+        """;
+    Files.writeString(file, yaml);
+    assertThat(cli("config", "import", "/cli33-yaml", file.toString()).exitCode()).isZero();
+
+    Cli.Run export = cli("config", "export", "/cli33-yaml", "--format", "yaml");
+    assertThat(export.out()).isEqualTo(yaml);
+    Cli.Run properties = cli("config", "export", "/cli33-yaml");
+    assertThat(properties.out()).contains("db/pool/size=10\n").contains("hosts=[\"a\",\"b, c\"]\n");
+
+    Files.writeString(file, "a: 1\nb:\n  c: 2\nb/c: 3\n");
+    Cli.Run twice = cli("config", "import", "/cli33-yaml-bad", file.toString());
+    assertThat(twice.exitCode()).isEqualTo(BatonCommand.USAGE);
+    assertThat(twice.err()).contains("app.yml").contains("'b/c' twice, at line 3 and at line 4");
+    Files.writeString(file, "a: [1, 2\n");
+    Cli.Run malformed = cli("config", "import", "/cli33-yaml-bad", file.toString());
+    assertThat(malformed.exitCode()).isEqualTo(BatonCommand.USAGE);
+    assertThat(malformed.err()).contains("malformed").contains("line");
+    try (ConfigCenter config = ConfigCenter.open(baton, "/cli33-yaml-bad")) {
+      assertThat(config.snapshot()).isEmpty();
     }
   }
 }

@@ -173,7 +173,8 @@ public interface ConfigCenter extends AutoCloseable {
 
   /**
    * The value of {@code key} as a list: comma-separated items, each stripped of blanks ({@code
-   * "a, b,c"} is {@code [a, b, c]}); empty items are dropped, so {@code ""} is the empty list.
+   * "a, b,c"} is {@code [a, b, c]}); empty items are dropped, so {@code ""} is the empty list. A
+   * JSON array of scalars, as an import writes a list ({@code ["a","b, c"]}), gives its items.
    * {@code defaultValue} if there is no such key. From the local copy: no request.
    */
   java.util.List<String> getList(String key, java.util.List<String> defaultValue);
@@ -313,14 +314,17 @@ public interface ConfigCenter extends AutoCloseable {
 
   /**
    * The keys at and below {@code keyPrefix} ({@code ""}: every key) and their values, from the
-   * local copy (as {@link #snapshot(String)}: no request), as text in {@code format}.
+   * local copy (as {@link #snapshot(String)}: no request), as text in {@code format}, laid out by
+   * the rule {@link ConfigFormat} documents (YAML and JSON nested one map per {@code /}, lists as
+   * lists), so that {@link #importFrom(String, ConfigFormat)} of it gives the same keys and values.
    *
    * @throws IllegalArgumentException naming the key prefix if it is not a valid key
    */
   String export(String keyPrefix, ConfigFormat format);
 
   /**
-   * Writes the keys and values of {@code text} (as {@link #export} writes them): every key and
+   * Writes the keys and values of {@code text} (as {@link #export} writes them, laid out by the
+   * rule {@link ConfigFormat} documents, the same for every format): every key and
    * value is checked before anything is sent, then the keys whose value differs are written in as
    * few transactions as fit ZooKeeper's packet limit, each key on the version the local copy holds
    * (with history, each with its revision, operation {@code import}). Keys absent from the text
@@ -342,6 +346,31 @@ public interface ConfigCenter extends AutoCloseable {
    *     someone else): the batches before it were applied
    */
   int importFrom(String text, ConfigFormat format);
+
+  /**
+   * As {@link #importFrom(String, ConfigFormat)}, with {@code options}: with {@link
+   * ImportOptions#withPrune()} the keys the text leaves out are deleted too (each with its
+   * revision, operation {@code import}), in the same batched transactions as the writes, after
+   * them and the deepest first. A prune of a text with no key is refused unless {@link
+   * ImportOptions#withAllowEmpty()}; a key cannot be pruned while the text keeps a key below it
+   * (ZooKeeper cannot delete a node with children), which is refused before anything is sent.
+   *
+   * @return what was written: the keys added, changed and removed
+   * @throws IllegalArgumentException as {@link #importFrom(String, ConfigFormat)}, or naming the
+   *     key that cannot be pruned, or for a prune of an empty text; nothing written
+   * @throws BatonException as {@link #importFrom(String, ConfigFormat)}
+   */
+  ImportPlan importFrom(String text, ConfigFormat format, ImportOptions options);
+
+  /**
+   * What {@link #importFrom(String, ConfigFormat, ImportOptions)} would write now, against the
+   * local copy: the keys it would add, change and (with a prune) remove, each with its old and
+   * new value. Sends nothing (a dry run); if the copy is being reloaded, waits for it first as an
+   * import does. Refuses what the import would refuse.
+   *
+   * @throws IllegalArgumentException as the import would; nothing is written either way
+   */
+  ImportPlan planImport(String text, ConfigFormat format, ImportOptions options);
 
   // ---- history (with ConfigOptions.withHistory) ------------------------------------------------
 

@@ -94,9 +94,11 @@ class ConfigImportExportTest extends ClusterTestSupport {
     assertThatThrownBy(() -> config.importFrom("{\"a\": ", ConfigFormat.JSON))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed");
     assertThatThrownBy(() -> config.importFrom("good=1\nbad//key=2\n", ConfigFormat.PROPERTIES))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad//key");
-    assertThatThrownBy(() -> config.importFrom("hosts: [a, b]\n", ConfigFormat.YAML))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hosts");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad//key").hasMessageContaining("line 2");
+    assertThatThrownBy(() -> config.importFrom("db:\n  url: a\ndb/url: b\n", ConfigFormat.YAML))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("db/url").hasMessageContaining("line 3");
+    assertThatThrownBy(() -> config.importFrom("good: 1\nbad:\n  \"\": 2\n", ConfigFormat.YAML))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad/").hasMessageContaining("line 3");
     assertThatThrownBy(() -> config.importFrom("[1, 2]", ConfigFormat.JSON))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("map");
     assertThatThrownBy(() -> config.export("/abs", ConfigFormat.JSON))

@@ -6,6 +6,8 @@ import dev.baton.ConnectionException;
 import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
 import dev.baton.ZkPaths;
+import dev.baton.config.ImportOptions;
+import dev.baton.config.ImportPlan;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.NodeSizes;
 import dev.baton.internal.session.Session;
@@ -27,7 +29,8 @@ import org.apache.zookeeper.KeeperException.Code;
 
 /**
  * An import of many keys: every key and value checked before anything is sent, then the keys
- * whose value differs from the local copy's written in as few transactions as fit ZooKeeper's
+ * whose value differs from the local copy's (and, with a prune, the deletes of the keys the text
+ * leaves out) written in as few transactions as fit ZooKeeper's
  * packet limit (each with the keys' revisions when the config center keeps history), each on
  * the version the copy holds, so a key written meanwhile by someone else fails its batch instead
  * of being overwritten blindly.
@@ -51,21 +54,34 @@ final class ConfigImport {
     this.maxPacket = maxPacket;
   }
 
+  /** An import worked out against the copy: the plan, the values to write, the keys to delete. */
+  record Planned(ImportPlan plan, Map<String, String> values, List<String> removed) {}
+
   /**
-   * Writes {@code values}; returns how many keys changed. The keys are written parent first (a key
-   * before the keys nested below it), and a key's folders are made only for ancestors that are not
-   * keys of the import: {@code db} beside {@code db/url} is a key, never a folder.
+   * What importing {@code read} would do, against the copy: the keys whose value differs, and
+   * with a prune the keys of the copy the text leaves out. Sends nothing.
    *
-   * @throws IllegalArgumentException naming the first bad key or value; nothing written
-   * @throws BatonException naming the batch that failed; the batches before it were applied
-   * @throws OutcomeUnknownException naming the batch whose reply was lost; the batches before it
-   *     were applied, the later ones not sent
+   * @throws IllegalArgumentException naming the first bad key (and its line) or value, a key that
+   *     cannot be pruned, or a prune of an empty text without {@link ImportOptions#allowEmpty()}
    */
-  int write(Map<String, String> values) {
-    List<String> changed = new ArrayList<>();
+  Planned plan(ConfigText.Read read, ImportOptions options) {
+    Map<String, String> values = read.values();
+    String scope = options.keyPrefix();
+    if (!scope.isEmpty()) {
+      ConfigValues.validateKey(prefix, scope);
+    }
+    List<ImportPlan.Change> changes = new ArrayList<>();
     for (Map.Entry<String, String> entry : values.entrySet()) {
       String key = entry.getKey();
-      ConfigValues.validateKey(prefix, key);
+      try {
+        ConfigValues.validateKey(prefix, key);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(e.getMessage() + read.at(key) + "; nothing was written", e);
+      }
+      if (!scope.isEmpty() && !ConfigValues.isAtOrBelow(key, scope)) {
+        throw new IllegalArgumentException("config key '" + key + "'" + read.at(key) + " is outside the import's"
+            + " key prefix '" + scope + "' (only " + scope + " and the keys below it); nothing was written");
+      }
       Objects.requireNonNull(entry.getValue(), () -> "the value of '" + key + "' must not be null");
       byte[] data = ConfigValues.encode(entry.getValue());
       String serverPath = requests.serverPath(key);
@@ -73,31 +89,103 @@ final class ConfigImport {
       ConfigValues.checkSize(key, ZkPaths.join(prefix, key), data, history == null ? max : (max - 4096) / 3, maxPacket);
       ConfigTree.Node node = tree.node(key);
       if (node != null && !node.isKey()) {
-        throw new IllegalArgumentException("config key '" + key + "' cannot be imported: " + ZkPaths.join(prefix, key)
-            + " is a folder of nested keys (a node without data); nothing was written");
+        throw new IllegalArgumentException("config key '" + key + "'" + read.at(key) + " cannot be imported: "
+            + ZkPaths.join(prefix, key) + " is a folder of nested keys (a node without data); nothing was written");
       }
       if (node == null || !entry.getValue().equals(node.value())) {
-        changed.add(key);
+        changes.add(new ImportPlan.Change(key, node == null ? null : node.value(), entry.getValue()));
+      }
+    }
+    List<String> removed = new ArrayList<>();
+    if (options.prune()) {
+      Map<String, ConfigTree.Node> keys = new java.util.TreeMap<>(tree.keys());
+      if (!scope.isEmpty()) {
+        keys.keySet().removeIf(key -> !ConfigValues.isAtOrBelow(key, scope));
+      }
+      if (values.isEmpty() && !options.allowEmpty() && !keys.isEmpty()) {
+        throw new IllegalArgumentException("The text to import holds no key, and a prune would delete every key"
+            + " below " + (scope.isEmpty() ? prefix : ZkPaths.join(prefix, scope)) + " (" + keys.size()
+            + "); refused, nothing was written. To empty it on purpose, allow it: ImportOptions.withAllowEmpty(),"
+            + " or --allow-empty on the command line");
+      }
+      for (Map.Entry<String, ConfigTree.Node> entry : keys.entrySet()) {
+        String key = entry.getKey();
+        if (values.containsKey(key)) {
+          continue;
+        }
+        // ZooKeeper cannot delete a node with children: every key below it must go too.
+        String staying = null;
+        for (Map.Entry<String, ConfigTree.Node> below : tree.descendants(key).entrySet()) {
+          if (below.getValue().isKey() && values.containsKey(below.getKey())) {
+            staying = below.getKey();
+            break;
+          }
+        }
+        if (staying == null) {
+          String child = key + "/";
+          staying = values.keySet().stream().filter(k -> k.startsWith(child)).findFirst().orElse(null);
+        }
+        if (staying != null) {
+          throw new IllegalArgumentException("config key '" + key + "' cannot be pruned: the text keeps '" + staying
+              + "' below it, and ZooKeeper cannot delete a node with children. Add '" + key + "' to the text, or"
+              + " leave out the keys below it too; nothing was written");
+        }
+        removed.add(key);
+        changes.add(new ImportPlan.Change(key, entry.getValue().value(), null));
+      }
+    }
+    changes.sort(Comparator.comparing(ImportPlan.Change::key));
+    return new Planned(new ImportPlan(changes), values, removed);
+  }
+
+  /**
+   * Carries out {@code planned}: the keys whose value differs, then the pruned ones, batched.
+   * The keys are written parent first (a key before the keys nested below it), and a key's
+   * folders are made only for ancestors that are not keys of the import: {@code db} beside
+   * {@code db/url} is a key, never a folder. Pruned keys are deleted after them, the deepest
+   * first (with the folders the copy has below them), in the same batches where they fit.
+   *
+   * @throws BatonException naming the batch that failed; the batches before it were applied
+   * @throws OutcomeUnknownException naming the batch whose reply was lost; the batches before it
+   *     were applied, the later ones not sent
+   */
+  ImportPlan write(Planned planned) {
+    Map<String, String> values = planned.values();
+    List<String> changed = new ArrayList<>();
+    for (ImportPlan.Change change : planned.plan().changes()) {
+      if (change.newValue() != null) {
+        changed.add(change.key());
       }
     }
     // A key sorts before every key nested below it ("db" < "db/url"): parents are created first,
-    // in an earlier batch or earlier in the same one.
+    // in an earlier batch or earlier in the same one; deletes go the other way, children first.
     changed.sort(Comparator.naturalOrder());
-    List<List<String>> batches = batches(changed, values);
+    List<String> deletes = new ArrayList<>(planned.removed());
+    deletes.sort(Comparator.reverseOrder());
+    changed.addAll(deletes);
+    List<List<String>> batches = batches(changed, values, new HashSet<>(deletes));
     for (int i = 0; i < batches.size(); i++) {
-      send(batches.get(i), values, i + 1, batches.size());
+      send(batches.get(i), values, new HashSet<>(deletes), i + 1, batches.size());
     }
-    return changed.size();
+    return planned.plan();
   }
 
   /** The keys in groups whose transaction fits half the packet limit (the rest is headroom). */
-  private List<List<String>> batches(List<String> keys, Map<String, String> values) {
+  private List<List<String>> batches(List<String> keys, Map<String, String> values, Set<String> deletes) {
     List<List<String>> batches = new ArrayList<>();
     List<String> batch = new ArrayList<>();
     long bytes = 0;
     for (String key : keys) {
-      long size = 2L * NodeSizes.utf8Length(requests.serverPath(key)) + 256
-          + (history == null ? 1 : 3) * (long) ConfigValues.encode(values.get(key)).length;
+      long size;
+      if (deletes.contains(key)) {
+        ConfigTree.Node node = tree.node(key);
+        size = 2L * NodeSizes.utf8Length(requests.serverPath(key)) + 256
+            + (history == null || node == null ? 0 : ConfigValues.encode(node.value()).length)
+            + tree.descendants(key).size() * (NodeSizes.utf8Length(requests.serverPath(key)) + 256L);
+      } else {
+        size = 2L * NodeSizes.utf8Length(requests.serverPath(key)) + 256
+            + (history == null ? 1 : 3) * (long) ConfigValues.encode(values.get(key)).length;
+      }
       if (!batch.isEmpty() && bytes + size > maxPacket / 2) {
         batches.add(batch);
         batch = new ArrayList<>();
@@ -118,12 +206,12 @@ final class ConfigImport {
    * and retries what is safe to repeat (the folders, a transaction that certainly failed) as the
    * retry policy allows.
    */
-  private void send(List<String> keys, Map<String, String> values, int number, int of) {
+  private void send(List<String> keys, Map<String, String> values, Set<String> deletes, int number, int of) {
     RetryPolicy policy = session.settings().retryPolicy();
     Set<String> imported = values.keySet();
     int failures = 0;
     for (int round = 1; ; round++) {
-      Code code = awaitConnectionAndRun(keys, values, imported, number, of);
+      Code code = awaitConnectionAndRun(keys, values, deletes, imported, number, of);
       if (code == Code.OK) {
         return;
       }
@@ -150,8 +238,8 @@ final class ConfigImport {
    * One attempt at a batch: OK, a connection problem before the transaction was sent (safe to
    * repeat), or {@code SYSTEMERROR} for a history folder gone (the batch was not applied).
    */
-  private Code awaitConnectionAndRun(List<String> keys, Map<String, String> values, Set<String> imported,
-      int number, int of) {
+  private Code awaitConnectionAndRun(List<String> keys, Map<String, String> values, Set<String> deletes,
+      Set<String> imported, int number, int of) {
     awaitConnection(number, of);
     Session.Handle handle = session.handle();
     Map<String, byte[]> writes = new LinkedHashMap<>();
@@ -162,6 +250,13 @@ final class ConfigImport {
     List<CompletableFuture<ConfigRequests.Reply>> folders = new ArrayList<>();
     for (String key : keys) {
       ConfigTree.Node node = tree.node(key);
+      if (deletes.contains(key)) {
+        if (node != null && node.isKey()) { // else gone meanwhile: nothing to delete
+          writes.put(key, null);
+          known.put(key, node);
+        }
+        continue;
+      }
       writes.put(key, ConfigValues.encode(values.get(key)));
       if (node != null) {
         known.put(key, node);
@@ -191,6 +286,9 @@ final class ConfigImport {
       if (code != Code.OK) {
         throw Errors.translate(KeeperException.create(code, prefix), prefix);
       }
+    }
+    if (writes.isEmpty()) {
+      return Code.OK;
     }
     ConfigRequests.BatchReply reply = await(requests.writeAll(handle, writes, known, foldersBefore, "import"),
         number, of, true);

@@ -240,7 +240,8 @@ final class ConfigRequests {
   /**
    * Writes every key of {@code writes} (key to data, in order: a key's ancestors that are keys of
    * the batch come first) in one transaction, all or nothing: each on the version {@code known}
-   * gives it (created if none), after the folders {@code foldersBefore} gives it (folders below a
+   * gives it (created if none; deleted, after the folders the copy has below it, if its data is
+   * null: the keys below it must be deleted by then), after the folders {@code foldersBefore} gives it (folders below a
    * key the batch creates, which cannot be made before it), with its revision if history is
    * kept. The reply's facts go to the copy as a single write's do, so the batch is in the copy
    * when the reply is answered.
@@ -250,6 +251,7 @@ final class ConfigRequests {
     List<Op> ops = new ArrayList<>();
     List<String> keyOf = new ArrayList<>();
     List<Boolean> isRevision = new ArrayList<>();
+    java.util.Set<String> foldersDeleted = new java.util.HashSet<>();
     for (Map.Entry<String, byte[]> write : writes.entrySet()) {
       String key = write.getKey();
       for (String folder : foldersBefore.getOrDefault(key, List.of())) {
@@ -260,6 +262,30 @@ final class ConfigRequests {
       }
       ConfigTree.Node node = known.get(key);
       String path = sync.pathOf(key);
+      if (write.getValue() == null) { // a delete: the folders below the key first, deepest first
+        List<String> folders = new ArrayList<>();
+        tree.descendants(key).forEach((below, belowNode) -> {
+          if (!belowNode.isKey() && foldersDeleted.add(below)) {
+            folders.add(below);
+          }
+        });
+        java.util.Collections.reverse(folders);
+        for (String folder : folders) {
+          ops.add(Op.delete(sync.pathOf(folder), -1));
+          keyOf.add(folder);
+          isRevision.add(false);
+        }
+        ops.add(Op.delete(path, node.version()));
+        keyOf.add(key);
+        isRevision.add(false);
+        if (history != null) {
+          history.prepare(handle, key);
+          ops.add(history.revision(key, operation, -1, null, node.version(), node.value()));
+          keyOf.add(key);
+          isRevision.add(true);
+        }
+        continue;
+      }
       ops.add(node == null
           ? Op.create(path, write.getValue(), CreateOptions.newBuilder(session.settings().aclFor(path),
               CreateMode.PERSISTENT).build())
@@ -292,6 +318,11 @@ final class ConfigRequests {
               written.put(keyOf.get(i), stat);
             }
           }
+          writes.forEach((key, data) -> {
+            if (data == null) {
+              sync.nodeAbsent(handle, key);
+            }
+          });
           if (history != null) {
             writes.keySet().forEach(key -> {
               history.prepared(key);

@@ -74,6 +74,11 @@ final class ConfigTree {
     return nodes.hasDescendants(key);
   }
 
+  /** The nodes strictly below {@code key} (folders included), sorted. */
+  Map<String, Node> descendants(String key) {
+    return nodes.descendants(key);
+  }
+
   /** Fact: {@code key} holds {@code node}. */
   List<Change> put(String key, Node node) {
     return changesOf(nodes.put(key, node));

@@ -91,7 +91,35 @@ final class ConfigValues {
     return key.equals(keyPrefix) || key.startsWith(keyPrefix + "/");
   }
 
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  /**
+   * Comma-separated items, or a JSON array of scalars (as an import of a list writes it): {@code
+   * ["a","b, c",1]} has the three items {@code a}, {@code b, c} and {@code 1} (nulls dropped).
+   */
   static List<String> parseList(String key, String value) {
+    String stripped = value.strip();
+    if (stripped.startsWith("[") && stripped.endsWith("]")) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode array = JSON.readTree(stripped);
+        if (array != null && array.isArray()) {
+          List<String> items = new ArrayList<>();
+          boolean scalars = true;
+          for (com.fasterxml.jackson.databind.JsonNode item : array) {
+            scalars &= item.isValueNode() || item.isNull();
+            if (!item.isNull()) {
+              items.add(item.asText());
+            }
+          }
+          if (scalars) {
+            return List.copyOf(items);
+          }
+        }
+      } catch (java.io.IOException e) {
+        // not JSON: comma-separated, as any other text
+      }
+    }
     List<String> items = new ArrayList<>();
     for (String item : value.split(",")) {
       if (!item.isBlank()) {

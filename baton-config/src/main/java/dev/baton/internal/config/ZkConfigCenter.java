@@ -13,6 +13,8 @@ import dev.baton.config.ConfigRevision;
 import dev.baton.config.ConfigSource;
 import dev.baton.config.GrayRelease;
 import dev.baton.config.GrayRule;
+import dev.baton.config.ImportOptions;
+import dev.baton.config.ImportPlan;
 import dev.baton.internal.cache.NodeTree;
 import dev.baton.internal.cache.SerialListeners;
 import dev.baton.internal.cache.TreeSync;
@@ -299,13 +301,28 @@ public final class ZkConfigCenter implements ConfigCenter, TreeSync.Sink<ConfigT
 
   @Override
   public int importFrom(String text, ConfigFormat format) {
+    return importFrom(text, format, ImportOptions.defaults()).size();
+  }
+
+  @Override
+  public ImportPlan importFrom(String text, ConfigFormat format, ImportOptions options) {
+    return imports.write(plan(text, format, options));
+  }
+
+  @Override
+  public ImportPlan planImport(String text, ConfigFormat format, ImportOptions options) {
+    return plan(text, format, options).plan();
+  }
+
+  private ConfigImport.Planned plan(String text, ConfigFormat format, ImportOptions options) {
     Objects.requireNonNull(text, "text must not be null");
     Objects.requireNonNull(format, "format must not be null");
+    Objects.requireNonNull(options, "options must not be null");
     checkNotClosed();
     session.checkOpen();
-    Map<String, String> values = ConfigText.read(text, format);
+    ConfigText.Read read = ConfigText.read(text, format);
     awaitCopyBeforeImport();
-    return imports.write(values);
+    return imports.plan(read, options);
   }
 
   /**
