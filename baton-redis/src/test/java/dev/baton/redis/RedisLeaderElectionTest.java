@@ -166,4 +166,67 @@ class RedisLeaderElectionTest extends RedisTestSupport {
     assertThat(old.hasLeadership()).isFalse();
     assertThat(old.failure()).isEmpty();
   }
+
+  @Test
+  void aSelectorCutOffIsToldThenInterruptedAndTheNextLeadsAfterTheLoss() {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    FencedResource<List<String>> resource = new FencedResource<>("report", new ArrayList<>());
+    List<Long> tokens = new CopyOnWriteArrayList<>();
+    LeaderSelector old = closeAfter(cutOff.leaderSelector(ELECTION, "old", leadership -> {
+      tokens.add(leadership.fencingToken());
+      resource.write(leadership.fencingToken(), lines -> lines.add("old"));
+      try {
+        new java.util.concurrent.CountDownLatch(1).await(); // leads until leadership is taken away
+      } catch (InterruptedException e) {
+        sequence.add("interrupted:old");
+      }
+    }));
+    old.addListener(recording("old"));
+    old.start();
+    await().until(old::hasLeadership);
+    LeaderSelector next = closeAfter(client().leaderSelector(ELECTION, "next", leadership -> {
+      resource.write(leadership.fencingToken(), lines -> lines.add("next"));
+      new java.util.concurrent.CountDownLatch(1).await();
+    }));
+    next.addListener(recording("next"));
+    next.start();
+    await().until(() -> next.participants().size() == 2);
+
+    proxy.cut();
+
+    await().atMost(Duration.ofSeconds(15)).until(next::hasLeadership);
+    await().until(() -> sequence.contains("interrupted:old"));
+    assertThat(sequence.indexOf("lost:old")).isNotNegative()
+        .isLessThan(sequence.indexOf("gained:next"))
+        .isLessThan(sequence.indexOf("interrupted:old"));
+    await().until(() -> resource.read(List::size) == 2);
+    assertThatThrownBy(() -> resource.write(tokens.get(0), lines -> lines.add("old again")))
+        .isInstanceOf(StaleTokenException.class);
+  }
+
+  @Test
+  void aLatchWhoseLinkComesBackWithinTheTtlLeadsAgainWithTheSameLease() {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    // A TTL long enough that the link is back well before it passes, however slow the machine.
+    RedisBaton flaky = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofSeconds(20)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    LeaderLatch latch = latch(flaky, "flaky");
+    assertThat(latch.await(Duration.ofSeconds(10))).isTrue();
+    Lease leadership = latch.leadership().orElseThrow();
+    LeaderLatch other = latch(client(), "other");
+
+    proxy.cut();
+    await().until(() -> sequence.contains("lost:flaky"));
+    assertThat(latch.hasLeadership()).isFalse();
+    proxy.restore();
+
+    await().atMost(Duration.ofSeconds(15)).until(latch::hasLeadership);
+    assertThat(latch.leadership()).containsSame(leadership);
+    assertThat(sequence).containsExactly("gained:flaky", "lost:flaky", "gained:flaky");
+    assertThat(other.hasLeadership()).isFalse();
+  }
 }

@@ -107,6 +107,11 @@ abstract class MutexCandidacy {
 
   // ---- life cycle -------------------------------------------------------------------------
 
+  /** Throws {@link ClientClosedException} if the mutex's client is closed. */
+  final void checkOpen() {
+    checkOpen.run();
+  }
+
   final void startOnce() {
     checkOpen.run();
     synchronized (this) {

@@ -53,6 +53,7 @@ public final class MutexLeaderSelector extends MutexCandidacy implements LeaderS
       }
       throwIfFailed();
     }
+    checkOpen();
     join();
     return true;
   }
