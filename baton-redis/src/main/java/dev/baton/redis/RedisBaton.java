@@ -163,7 +163,8 @@ public final class RedisBaton implements Coordinator {
    * LeaderLatch#await(java.time.Duration)} returns false when its timeout passes; nothing else
    * waits. Listeners added without an executor run on the thread that reports the change: this
    * client's event thread for grants and lease changes, the caller's thread when it closes the
-   * latch or its leadership lease (the loss is told before the key is deleted).
+   * latch or its leadership lease (the loss is told before the key is deleted). Failure listeners
+   * run on the thread that found the failure (or the caller's, if it was found already).
    *
    * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link
    *     #mutex(String)}) or {@code participantId} is blank
