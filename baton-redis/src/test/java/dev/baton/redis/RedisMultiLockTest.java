@@ -10,7 +10,9 @@ import dev.baton.lock.LeaseState;
 import dev.baton.lock.MultiLock;
 import dev.baton.lock.MultiLock.MultiLease;
 import dev.baton.lock.Mutex;
+import dev.baton.testkit.FaultProxy;
 import dev.baton.testkit.MutualExclusionChecker;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,5 +92,36 @@ class RedisMultiLockTest extends RedisTestSupport {
     await().until(() -> a.holder().isEmpty() && b.holder().isEmpty());
     assertThatThrownBy(() -> client.multiLock()).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> client.multiLock(a, client.mutex("/a"))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aPartLostWhileALaterLockIsAwaitedIsGivenBackAndTheMultiLockStartsOver() {
+    // /a is taken through a link that is then cut past the TTL, while /b is still awaited.
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton cutOff = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .leaseTtl(Duration.ofMillis(1500)).renewEvery(Duration.ofMillis(300))
+        .commandTimeout(Duration.ofMillis(500)).connectTimeout(Duration.ofMillis(500)));
+    RedisBaton direct = client();
+    Lease heldB = direct.mutex("/b").acquire();
+    Mutex a = cutOff.mutex("/a");
+    Mutex b = direct.mutex("/b");
+    CompletableFuture<MultiLease> pending = direct.multiLock(a, b).acquireAsync(Duration.ofSeconds(60));
+    await().until(() -> b.waiters().size() == 1);
+    long firstTokenOfA = direct.mutex("/a").holder().orElseThrow().fencingToken();
+
+    proxy.cut();
+    // /a's lease is LOST and its key expires: someone else takes /a meanwhile.
+    Lease intruder = direct.mutex("/a").acquire(Duration.ofSeconds(15));
+    assertThat(intruder.fencingToken()).isGreaterThan(firstTokenOfA);
+    await().until(() -> b.waiters().isEmpty()); // the multi-lock withdrew from /b to start over
+    intruder.close();
+    proxy.restore();
+    heldB.close();
+
+    MultiLease lease = pending.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+    assertThat(lease.isValid()).isTrue();
+    assertThat(lease.fencingToken(a)).isGreaterThan(intruder.fencingToken());
+    assertThat(lease.fencingToken(b)).isGreaterThan(heldB.fencingToken());
+    lease.close();
   }
 }
