@@ -10,9 +10,11 @@ import java.util.concurrent.Executor;
 /**
  * Leader election that runs a {@link LeaderTask} while leading: participants queue in order, the
  * first one runs its task on a thread of its own, and leadership passes to the next when the task
- * returns. Wire-compatible with Curator's {@code LeaderSelector}, which queues on a mutex: nodes
- * {@code _c_<uuid>-lock-<seq>} under the path (a container node) holding the participant id in
- * UTF-8, lowest sequence first; Baton and Curator participants can share one election.
+ * returns. It queues on a mutex: on ZooKeeper wire-compatible with Curator's {@code
+ * LeaderSelector}, nodes {@code _c_<uuid>-lock-<seq>} under the path (a container node) holding
+ * the participant id in UTF-8, lowest sequence first, so Baton and Curator participants can share
+ * one election; on other backends (Redis, SQL) the backend's {@link dev.baton.lock.Mutex} on the
+ * path, with the participant id recorded with each one's place in its queue.
  *
  * <pre>{@code
  * LeaderSelector selector = baton.leaderSelector("/jobs/nightly-report", "worker-7", leadership -> {
@@ -21,11 +23,13 @@ import java.util.concurrent.Executor;
  * selector.start();
  * }</pre>
  *
- * <p>Leadership is taken away when the connection is suspended or the session is lost (expired,
- * or silent past the session timeout): listeners are told and the task's thread is interrupted,
- * before another participant can lead. Once the task returns its node is deleted and, with {@link
- * #autoRequeue()}, the participant queues again (on the client's new session after expiry). While
- * a task ignores the interrupt the node stays, unless the session ends, so no one else leads
+ * <p>Leadership is taken away when its lease turns SUSPECT (on ZooKeeper the connection is
+ * suspended; on Redis a renewal failed) or LOST (the session expired or was silent past its
+ * timeout; on Redis the lease TTL passed): listeners are told and the task's thread is
+ * interrupted, before another participant can lead. Once the task returns its place is given up
+ * (its node deleted, its lock released) and, with {@link #autoRequeue()}, the participant queues
+ * again (on the client's new session after expiry). While a task ignores the interrupt its place
+ * stays, unless the lease is LOST (the session ended, the TTL passed), so no one else leads
  * meanwhile; but the task's lease is no longer to be trusted.
  */
 public interface LeaderSelector extends AutoCloseable {
@@ -79,7 +83,8 @@ public interface LeaderSelector extends AutoCloseable {
 
   /**
    * Why this selector stopped trying to join the election, if it did: an error retrying cannot cure
-   * (the path's ACL refuses this identity, the ensemble refused the ACL, the client was closed).
+   * (the client was closed; on ZooKeeper also: the path's ACL refuses this identity, the ensemble
+   * refused the ACL).
    * Connection loss and session expiry never end it; they are ridden out as described above.
    * Local state; makes no request.
    */
@@ -92,20 +97,21 @@ public interface LeaderSelector extends AutoCloseable {
   void addFailureListener(FailureListener listener);
 
   /**
-   * The id of the participant that leads now, read from the ensemble (retried on connection loss
-   * as the retry policy says); empty when nobody is queued.
+   * The id of the participant that leads now, read from the store (on ZooKeeper retried on
+   * connection loss as the retry policy says; on Redis within the command timeout); empty when
+   * nobody is queued.
    *
-   * @throws ConnectionException if the ensemble cannot be reached within the retry policy
+   * @throws ConnectionException if the store cannot be reached in time
    */
   Optional<String> leaderId();
 
-  /** Ids of every participant in queue order, the leader first, read from the ensemble. */
+  /** Ids of every participant in queue order, the leader first, read from the store. */
   List<String> participants();
 
   /**
-   * Leaves the election: a waiting participant's node is deleted; a running task is interrupted
-   * (listeners told) and its node deleted as soon as the task returns. Does not wait for the task.
-   * Idempotent; a closed selector cannot be started again.
+   * Leaves the election: a waiting participant's place is given up; a running task is interrupted
+   * (listeners told) and its place (node, lock) given up as soon as the task returns. Does not wait
+   * for the task. Idempotent; a closed selector cannot be started again.
    */
   @Override
   void close();

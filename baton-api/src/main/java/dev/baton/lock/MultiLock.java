@@ -34,9 +34,10 @@ import java.util.concurrent.CompletableFuture;
  * }
  * }</pre>
  *
- * <p>A lock already taken can be lost (its session expired) while a later one is awaited. The
- * multi-lock then gives back what it holds and starts over, within the same timeout, so the lease
- * it hands out never has a lost part: {@link #acquireAsync} starts over at once, a blocking
+ * <p>A lock already taken can be lost (its lease turns LOST: on ZooKeeper its session expired, on
+ * Redis its TTL passed without a renewal) while a later one is awaited. The multi-lock then gives
+ * back what it holds and starts over, within the same timeout, so the lease it hands out never
+ * has a lost part: {@link #acquireAsync} starts over at once, a blocking
  * acquire once it has the lock it was waiting for.
  */
 public interface MultiLock {

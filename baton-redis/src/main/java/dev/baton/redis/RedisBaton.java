@@ -6,13 +6,21 @@ import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
+import dev.baton.internal.leadership.MutexLeaderLatch;
+import dev.baton.internal.leadership.MutexLeaderSelector;
+import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.observe.Observation;
 import dev.baton.internal.redis.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
+import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
+import dev.baton.leader.LeaderTask;
+import dev.baton.lock.MultiLock;
 import dev.baton.lock.Mutex;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -108,6 +116,87 @@ public final class RedisBaton implements Coordinator {
     session.checkOpen();
     Mutex mutex = new RedisLockMutex(session, name, options);
     return observation == null ? mutex : observation.mutex("mutex", mutex);
+  }
+
+  /**
+   * The {@code locks} taken as one, all or nothing, in the order of their names (see {@link
+   * MultiLock}); they may be mutexes of this client or of others, on the same Redis or not, and
+   * each part is held, renewed and lost as that mutex's leases are. Cheap: no request is sent
+   * until it is used.
+   *
+   * <p><b>Connection loss</b>: a part awaited keeps its place in its lock's queue and goes on once
+   * the connection is back, as {@link Mutex} says; a part already taken turns {@code SUSPECT}, and
+   * {@code LOST} once its TTL has passed without a renewal, in which case the multi-lock gives back
+   * what it holds and starts over within the same timeout (an {@code acquireAsync} at once, a
+   * blocking acquire once it has the lock it was waiting for). The lease it hands out is {@code
+   * HELD} only while every part is. <b>Timeout</b>: the timeout is the total for all locks; when
+   * it passes, the locks already taken are released (their keys deleted) and the waiter is
+   * withdrawn from the queue of the lock it waited for, before the call returns.
+   *
+   * @throws IllegalArgumentException if no lock is given, or one name is given twice
+   * @throws NullPointerException if {@code locks} is or holds null
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public MultiLock multiLock(Mutex... locks) {
+    Objects.requireNonNull(locks, "locks");
+    session.checkOpen();
+    return new MutexMultiLock(Arrays.asList(locks));
+  }
+
+  /**
+   * A participant {@code participantId} in the election of {@code name}, not yet started: the
+   * leader is the holder of the {@linkplain #mutex(String) mutex} on {@code name}, and leadership
+   * is that mutex's lease, with its fencing token (a deposed leader's token is smaller than its
+   * successor's). Waiting participants queue in Redis, FIFO, holding no thread. {@link
+   * LeaderLatch#leaderId()} and {@link LeaderLatch#participants()} read the lock's holder and
+   * queue (one or two commands, within the command timeout, else {@link ConnectionException});
+   * the id is recorded as the name of the thread that queued, which Redis keeps to 128
+   * characters, so a longer id is shown shortened.
+   *
+   * <p><b>Connection loss</b>: when a renewal fails the lease turns {@code SUSPECT} and the latch
+   * is no longer leader (listeners told); if a renewal succeeds again in time it leads again with
+   * the same lease; once the lease TTL passes without one it is {@code LOST}, listeners are told
+   * before the key expires in Redis (so before another participant can lead), and the latch
+   * queues again, at the back, retrying every few seconds at most while Redis is unreachable.
+   * Only closing this client ends it ({@link LeaderLatch#failure()}). <b>Timeouts</b>: {@link
+   * LeaderLatch#await(java.time.Duration)} returns false when its timeout passes; nothing else
+   * waits. Listeners added without an executor run on the thread that reports the change: this
+   * client's event thread for grants and lease changes, the caller's thread when it closes the
+   * latch or its leadership lease (the loss is told before the key is deleted). Failure listeners
+   * run on the thread that found the failure (or the caller's, if it was found already).
+   *
+   * @throws IllegalArgumentException if {@code name} is not a valid lock name (see {@link
+   *     #mutex(String)}) or {@code participantId} is blank
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public LeaderLatch leaderLatch(String name, String participantId) {
+    return new MutexLeaderLatch(mutex(name), participantId, Runnable::run, session::checkOpen);
+  }
+
+  /**
+   * A participant that runs {@code task} on a thread of its own each time it leads the election of
+   * {@code name}, and gives up the lead (deletes the lock's key) when the task returns; not yet
+   * started. Leadership is held as in {@link #leaderLatch}: the lease of the {@linkplain
+   * #mutex(String) mutex} on {@code name}, with the same ids, queue and listeners.
+   *
+   * <p><b>Connection loss</b>: when the lease turns {@code SUSPECT} (a renewal failed) or {@code
+   * LOST} (the TTL passed without one), listeners are told and then the task's thread is
+   * interrupted. After {@code SUSPECT} the key stays until the task returns, so no one else leads
+   * meanwhile unless the TTL runs out; after {@code LOST} the key has expired and the next
+   * participant may lead while the task is still stopping: pass the lease's fencing token to what
+   * the task writes. <b>Timeouts</b>: none; the task runs as long as it likes while the lease is
+   * renewed.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a valid lock name or {@code
+   *     participantId} is blank
+   * @throws NullPointerException if {@code task} is null
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public LeaderSelector leaderSelector(String name, String participantId, LeaderTask task) {
+    return new MutexLeaderSelector(mutex(name), participantId, task, Runnable::run, session::checkOpen);
   }
 
   /**

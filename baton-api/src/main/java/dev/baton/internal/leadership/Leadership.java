@@ -1,0 +1,96 @@
+package dev.baton.internal.leadership;
+
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseListener;
+import dev.baton.lock.LeaseState;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One term's leadership as handed to listeners, the task and {@code leadership()}: the lock's
+ * lease, except that closing it steps down through the recipe, which tells its listeners of the
+ * loss before the lock is released (so before the next leader can be granted it).
+ */
+final class Leadership implements Lease {
+  private final Lease lock;
+  private final Runnable beforeRelease;
+  private final Runnable afterRelease;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * On {@link #close()}, {@code beforeRelease} tells of the loss, the lock is released, then
+   * {@code afterRelease} runs (a latch joins again there: behind whoever is granted the lock next).
+   */
+  Leadership(Lease lock, Runnable beforeRelease, Runnable afterRelease) {
+    this.lock = Objects.requireNonNull(lock, "lock");
+    this.beforeRelease = beforeRelease;
+    this.afterRelease = afterRelease;
+  }
+
+  /** Whether this was closed through {@link #close()} (by the recipe or its user), not by the backend. */
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /** The lock's own lease. */
+  Lease lock() {
+    return lock;
+  }
+
+  @Override
+  public String path() {
+    return lock.path();
+  }
+
+  @Override
+  public long fencingToken() {
+    return lock.fencingToken();
+  }
+
+  @Override
+  public LeaseState state() {
+    return closed.get() ? LeaseState.RELEASED : lock.state();
+  }
+
+  @Override
+  public boolean isValid() {
+    return state().isValid();
+  }
+
+  @Override
+  public Instant validUntil() {
+    return closed.get() ? Instant.now().minusNanos(1) : lock.validUntil();
+  }
+
+  @Override
+  public void addListener(LeaseListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    lock.addListener((l, state) -> listener.stateChanged(this, state));
+  }
+
+  @Override
+  public void addListener(LeaseListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    lock.addListener((l, state) -> listener.stateChanged(this, state), Objects.requireNonNull(executor, "executor"));
+  }
+
+  /** Steps down: listeners are told, then the lock is released. Idempotent; never throws. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      try {
+        beforeRelease.run();
+      } finally {
+        lock.close();
+      }
+      afterRelease.run();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Leadership[" + lock + "]";
+  }
+}

@@ -1,0 +1,379 @@
+package dev.baton.internal.leadership;
+
+import dev.baton.ClientClosedException;
+import dev.baton.FailureListener;
+import dev.baton.leader.LeadershipListener;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the leader latch and the leader selector share: a participant's place in the lock's queue
+ * ({@link ParticipantQueue}), the lease that place turns into once granted (so leadership is
+ * reported lost exactly as the lock's lease is), the listeners, and reading the participants back.
+ *
+ * <p>Each stay in the queue is a {@link Term}: queued, then leading, then over (given up, lost or
+ * closed). At most one term is current; events of an older term are ignored. All state is guarded
+ * by {@code this}; nothing that can call back into a backend or a listener is called holding it.
+ */
+abstract class MutexCandidacy {
+  private static final Logger log = LoggerFactory.getLogger(MutexCandidacy.class);
+  /** Pauses between attempts to queue after an error retrying may cure: 100 ms doubling to 3.2 s. */
+  private static final long FIRST_RETRY_MILLIS = 100;
+  private static final int MAX_RETRY_DOUBLINGS = 5;
+
+  enum Phase { LATENT, STARTED, CLOSED }
+
+  /** One stay in the queue. */
+  static final class Term {
+    final long number;
+    /** The request for the lock, once sent; cancelled to withdraw. */
+    CompletableFuture<Lease> queued;
+    /** Set once the lock is granted; null while queued. */
+    Leadership lease;
+    /** Whether listeners were last told this term leads. */
+    boolean leading;
+    /** A selector's: the thread running its task, once started. */
+    Thread task;
+    /** A selector's: leadership was taken from the running task. */
+    boolean revoked;
+
+    Term(long number) {
+      this.number = number;
+    }
+  }
+
+  final Mutex mutex;
+  final String participantId;
+  final LeadershipListeners listeners = new LeadershipListeners();
+  final FailureReport failure = new FailureReport();
+  private final Executor noticeExecutor;
+  private final Runnable checkOpen;
+  private final String what;
+
+  /** The term while it leads; read without the lock by {@link #hasLeadership()}. */
+  private volatile Term leadingTerm;
+  /** Completed and replaced at each change of leadership, phase or failure: see {@link #signalChange()}. */
+  private CompletableFuture<Void> nextChange = new CompletableFuture<>();
+  Phase phase = Phase.LATENT; // guarded by this
+  Term current; // guarded by this
+  private long terms; // guarded by this
+  private int failures; // guarded by this
+
+  /**
+   * @param mutex the election's lock; this participant's alone (not shared with other participants
+   *     or callers), since a mutex's blocking acquire is reentrant per thread
+   * @param noticeExecutor where listeners added without an executor run
+   * @param checkOpen throws {@link ClientClosedException} if the mutex's client is closed
+   */
+  MutexCandidacy(Mutex mutex, String participantId, Executor noticeExecutor, Runnable checkOpen, String what) {
+    this.mutex = Objects.requireNonNull(mutex, "mutex");
+    this.participantId = checkParticipantId(participantId);
+    this.noticeExecutor = Objects.requireNonNull(noticeExecutor, "noticeExecutor");
+    this.checkOpen = Objects.requireNonNull(checkOpen, "checkOpen");
+    this.what = what;
+  }
+
+  private static String checkParticipantId(String participantId) {
+    Objects.requireNonNull(participantId, "participantId must not be null");
+    if (participantId.isBlank()) {
+      throw new IllegalArgumentException("participantId must not be blank, was '" + participantId + "'");
+    }
+    return participantId;
+  }
+
+  /**
+   * The current term's lease changed state (or was just granted); called with this object's lock
+   * held, once per change or more (it must look at the state, not count calls).
+   *
+   * @return what to do once the lock is released and the listeners told, or null
+   */
+  abstract Runnable leaseChanged(Term term, LeaseState state);
+
+  /** What closing a term's leadership does once its lock is released (a latch joins again). */
+  abstract void steppedDown(Term term);
+
+  // ---- life cycle -------------------------------------------------------------------------
+
+  /** Throws {@link ClientClosedException} if the mutex's client is closed. */
+  final void checkOpen() {
+    checkOpen.run();
+  }
+
+  final void startOnce() {
+    checkOpen.run();
+    synchronized (this) {
+      if (phase == Phase.CLOSED) {
+        throw new IllegalStateException(this + " is closed; a closed " + what + " cannot be started again");
+      }
+      if (phase == Phase.STARTED) {
+        throw new IllegalStateException(this + " is already started");
+      }
+      phase = Phase.STARTED;
+    }
+    join();
+  }
+
+  /** Takes a place at the back of the queue, unless closed, failed or already in it. */
+  final void join() {
+    Term term;
+    synchronized (this) {
+      if (phase != Phase.STARTED || current != null || failure.hasFailed()) {
+        return;
+      }
+      term = new Term(++terms);
+      current = term;
+    }
+    CompletableFuture<Lease> queued;
+    try {
+      queued = ParticipantQueue.queue(mutex, participantId);
+    } catch (RuntimeException e) {
+      queued = CompletableFuture.failedFuture(e);
+    }
+    boolean stale;
+    synchronized (this) {
+      term.queued = queued;
+      stale = current != term;
+    }
+    if (stale) {
+      queued.cancel(false); // closed while queueing: close() left the withdrawal to us
+    }
+    queued.whenComplete((lease, error) -> {
+      if (error != null) {
+        queueFailed(term, error);
+      } else {
+        granted(term, lease);
+      }
+    });
+  }
+
+  private void granted(Term term, Lease lock) {
+    Leadership lease = new Leadership(lock, () -> stepDown(term), () -> steppedDown(term));
+    boolean stale;
+    synchronized (this) {
+      stale = current != term || phase != Phase.STARTED;
+      if (!stale) {
+        term.lease = lease;
+        failures = 0;
+      }
+    }
+    if (stale) {
+      lock.close();
+      return;
+    }
+    // On the client's notice thread, where the lease's SUSPECT and LOST arrive before another
+    // client can be granted the lock; leadership listeners without an executor run there too.
+    lock.addListener((l, state) -> reconcile(term));
+    reconcile(term); // a change before the listener was added is seen here
+  }
+
+  /** Brings the recipe in line with the state of {@code term}'s lease. */
+  final void reconcile(Term term) {
+    Runnable after;
+    synchronized (this) {
+      if (current != term || term.lease == null) {
+        return;
+      }
+      after = leaseChanged(term, term.lease.state());
+    }
+    listeners.deliver();
+    if (after != null) {
+      after.run();
+    }
+  }
+
+  /** Closing the leadership lease: listeners hear of the loss before the lock is released. */
+  private void stepDown(Term term) {
+    synchronized (this) {
+      lose(term);
+    }
+    listeners.deliver();
+  }
+
+  /**
+   * Queueing failed. Connection trouble is retried after a pause, for as long as the participant
+   * is started; an error retrying cannot cure (the client closed, a name or id the backend refuses)
+   * ends the candidacy: recorded for {@code failure()}, told to the failure listeners, logged once.
+   */
+  private void queueFailed(Term term, Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    boolean retry;
+    boolean fatal;
+    int attempt;
+    synchronized (this) {
+      if (current != term) {
+        return; // withdrawn by close(), or replaced
+      }
+      current = null;
+      boolean started = phase == Phase.STARTED && !(cause instanceof CancellationException);
+      fatal = started && !curable(cause);
+      retry = started && !fatal;
+      attempt = ++failures;
+    }
+    if (fatal) {
+      RuntimeException reason = cause instanceof RuntimeException r ? r
+          : new IllegalStateException("queueing on " + mutex.path() + " failed: " + cause, cause);
+      log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, mutex.path(), reason);
+      failure.fail(reason);
+      synchronized (this) {
+        signalChange(); // a caller in await() sees the failure
+      }
+    } else if (retry) {
+      long delay = FIRST_RETRY_MILLIS << Math.min(attempt - 1, MAX_RETRY_DOUBLINGS);
+      log.warn("{} could not queue on {}; trying again in {} ms", this, mutex.path(), delay, cause);
+      CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(this::join);
+    }
+  }
+
+  /**
+   * Whether trying again may succeed: connection trouble, a lost lease or a timed-out request
+   * may pass; a closed client, a refused argument and errors do not.
+   */
+  private static boolean curable(Throwable cause) {
+    return cause instanceof RuntimeException
+        && !(cause instanceof ClientClosedException)
+        && !(cause instanceof IllegalArgumentException)
+        && !(cause instanceof IllegalStateException)
+        && !(cause instanceof UnsupportedOperationException)
+        && !(cause instanceof SecurityException);
+  }
+
+  /** Marks the term as leading and records the gain; under the lock. */
+  final void gain(Term term) {
+    if (!term.leading) {
+      term.leading = true;
+      listeners.gained(term.lease);
+      leadershipChanged();
+    }
+  }
+
+  /** Marks the term as not leading and records the loss; under the lock. */
+  final void lose(Term term) {
+    if (term.leading) {
+      term.leading = false;
+      listeners.lost(term.lease);
+      leadershipChanged();
+    }
+  }
+
+  /**
+   * Called under the lock whenever leadership is gained or lost (or a term ends): records the
+   * leading term for {@link #hasLeadership()}, and wakes those waiting for a change.
+   */
+  final void leadershipChanged() {
+    Term term = current;
+    leadingTerm = term != null && term.leading ? term : null;
+    signalChange();
+  }
+
+  /**
+   * Wakes the callers waiting for a change; under the lock. They wait on a future outside the
+   * monitor rather than in {@code wait()}, so a waiting caller holds no monitor that the thread
+   * recording the change needs.
+   */
+  final void signalChange() {
+    CompletableFuture<Void> woken = nextChange;
+    nextChange = new CompletableFuture<>();
+    woken.complete(null);
+  }
+
+  /** What the next change completes; read under the lock together with the state it follows. */
+  final CompletableFuture<Void> nextChange() {
+    return nextChange;
+  }
+
+  /** Whether this participant leads now: a leading term whose lease is held (not suspect). */
+  public final boolean hasLeadership() {
+    Term term = leadingTerm;
+    return term != null && term.lease.state() == LeaseState.HELD;
+  }
+
+  /** Ends {@code term} if current; under the lock. */
+  final void end(Term term) {
+    if (current == term) {
+      current = null;
+      leadershipChanged();
+    }
+  }
+
+  /** Withdraws a term that does not lead: cancels its request, or releases a lock granted meanwhile. */
+  static void withdraw(Term term, Leadership lease, CompletableFuture<Lease> queued) {
+    if (lease != null) {
+      lease.close();
+    } else if (queued != null) {
+      queued.cancel(false); // a grant on its way is released by ParticipantQueue or granted()
+    }
+  }
+
+  // ---- listeners --------------------------------------------------------------------------
+
+  public final void addListener(LeadershipListener listener) {
+    addListener(listener, noticeExecutor);
+  }
+
+  public final void addListener(LeadershipListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener, Objects.requireNonNull(executor, "executor"));
+  }
+
+  public final void removeListener(LeadershipListener listener) {
+    listeners.remove(listener);
+  }
+
+  public final Optional<RuntimeException> failure() {
+    return failure.failure();
+  }
+
+  public final void addFailureListener(FailureListener listener) {
+    failure.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Throws the failure that ended the candidacy, if one did. */
+  final void throwIfFailed() {
+    failure.failure().ifPresent(error -> {
+      throw new IllegalStateException(this + " has stopped: " + error.getMessage(), error);
+    });
+  }
+
+  // ---- reading the election ---------------------------------------------------------------
+
+  /** The id of the lock's holder, read through the backend's {@link Mutex#holder()}. */
+  public final Optional<String> leaderId() {
+    return mutex.holder().map(ParticipantQueue::idOf);
+  }
+
+  /** The holder's id, then the waiters' in queue order, read through the backend. */
+  public final List<String> participants() {
+    List<String> ids = new ArrayList<>();
+    mutex.holder().ifPresent(owner -> ids.add(ParticipantQueue.idOf(owner)));
+    for (LockOwner waiter : mutex.waiters()) {
+      ids.add(ParticipantQueue.idOf(waiter));
+    }
+    return ids;
+  }
+
+  public final String path() {
+    return mutex.path();
+  }
+
+  public final String participantId() {
+    return participantId;
+  }
+
+  @Override
+  public String toString() {
+    return what + "[" + mutex.path() + ", " + participantId + "]";
+  }
+}
