@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * back into the recipe), yet every listener sees the changes in order. Reentrant: a listener that
  * closes its recipe delivers the resulting change from inside its own call.
  */
-final class LeadershipListeners {
+public final class LeadershipListeners {
   private static final Logger log = LoggerFactory.getLogger(LeadershipListeners.class);
 
   private record Subscription(LeadershipListener listener, Executor executor) {}
@@ -27,21 +27,21 @@ final class LeadershipListeners {
   private final CopyOnWriteArrayList<Subscription> subscriptions = new CopyOnWriteArrayList<>();
   private final Queue<Change> pending = new ConcurrentLinkedQueue<>();
 
-  void add(LeadershipListener listener, Executor executor) {
+  public void add(LeadershipListener listener, Executor executor) {
     subscriptions.add(new Subscription(listener, executor));
   }
 
-  void remove(LeadershipListener listener) {
+  public void remove(LeadershipListener listener) {
     subscriptions.removeIf(s -> s.listener() == listener);
   }
 
   /** Records a gain; called under the recipe's lock. */
-  void gained(Lease lease) {
+  public void gained(Lease lease) {
     pending.add(new Change(lease, true));
   }
 
   /** Records a loss; called under the recipe's lock. */
-  void lost(Lease lease) {
+  public void lost(Lease lease) {
     pending.add(new Change(lease, false));
   }
 
@@ -51,7 +51,7 @@ final class LeadershipListeners {
    * about to give up the lock first tells of the loss, and only then lets the next leader in.
    * Listeners on a direct executor run here, so they must not block.
    */
-  synchronized void deliver() {
+  public synchronized void deliver() {
     Change change;
     while ((change = pending.poll()) != null) {
       Change c = change;

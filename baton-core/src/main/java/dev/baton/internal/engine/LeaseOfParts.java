@@ -1,5 +1,6 @@
 package dev.baton.internal.engine;
 
+import dev.baton.internal.multilock.PartReleases;
 import dev.baton.internal.session.GuardedLease;
 import dev.baton.lock.LeaseState;
 import java.util.List;

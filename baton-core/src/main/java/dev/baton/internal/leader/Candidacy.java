@@ -3,6 +3,7 @@ package dev.baton.internal.leader;
 import dev.baton.ClientClosedException;
 import dev.baton.FailureListener;
 import dev.baton.internal.engine.HeldLock;
+import dev.baton.internal.leadership.LeadershipListeners;
 import dev.baton.internal.engine.LockListing;
 import dev.baton.internal.engine.LockNodes;
 import dev.baton.internal.engine.QueueRules;

@@ -1,6 +1,6 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.engine.PartReleases;
+import dev.baton.internal.multilock.PartReleases;
 import dev.baton.internal.session.Durations;
 import dev.baton.internal.session.Errors;
 import dev.baton.lock.AcquireTimeoutException;
