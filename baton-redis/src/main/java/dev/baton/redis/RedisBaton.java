@@ -7,7 +7,7 @@ import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
 import dev.baton.internal.observe.Observation;
-import dev.baton.internal.redis.RedisLockMutex;
+import dev.baton.internal.redis.mutex.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
 import dev.baton.lock.Mutex;

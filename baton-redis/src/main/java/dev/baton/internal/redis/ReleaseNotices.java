@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
  * needs no second attempt to close the gap between the two.
  */
-final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
+public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final Map<String, Listeners> channels = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
@@ -38,7 +38,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * Listens for {@code waiter} if {@code channel} is subscribed already, and says whether it did: a
    * waiter that joins before its first attempt hears every release after it.
    */
-  synchronized boolean joinIfSubscribed(String channel, Acquisition waiter) {
+  public synchronized boolean joinIfSubscribed(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.get(channel);
     if (listeners == null || !listeners.subscribed.isDone() || listeners.subscribed.isCompletedExceptionally()) {
       return false;
@@ -48,7 +48,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
   }
 
   /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
-  synchronized CompletableFuture<Void> join(String channel, Acquisition waiter) {
+  public synchronized CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
         connection.async().subscribe(c).toCompletableFuture()));
     listeners.bySequence.put(waiter.sequence(), waiter);
@@ -57,7 +57,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     return listeners.subscribed;
   }
 
-  synchronized void leave(String channel, Acquisition waiter) {
+  public synchronized void leave(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.get(channel);
     if (listeners == null) {
       return;
@@ -106,11 +106,11 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     if (listeners == null) {
       return;
     }
-    Acquisition target;
+    RedisSession.Waiter target;
     if (message.startsWith("{")) {
       target = listeners.byMember.get(message); // another client's waiter is first: not ours to wake
     } else {
-      Map.Entry<Long, Acquisition> first = listeners.bySequence.firstEntry();
+      Map.Entry<Long, RedisSession.Waiter> first = listeners.bySequence.firstEntry();
       target = first == null ? null : first.getValue();
     }
     if (target != null) {
@@ -120,8 +120,8 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
 
   private static final class Listeners {
     final CompletableFuture<Void> subscribed;
-    final ConcurrentSkipListMap<Long, Acquisition> bySequence = new ConcurrentSkipListMap<>();
-    final Map<String, Acquisition> byMember = new ConcurrentHashMap<>();
+    final ConcurrentSkipListMap<Long, RedisSession.Waiter> bySequence = new ConcurrentSkipListMap<>();
+    final Map<String, RedisSession.Waiter> byMember = new ConcurrentHashMap<>();
     volatile long lastUsed;
     boolean idleCheckPending; // guarded by the ReleaseNotices
 

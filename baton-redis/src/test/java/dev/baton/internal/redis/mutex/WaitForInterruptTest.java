@@ -1,4 +1,4 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,7 +1,10 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.SessionLostException;
+import dev.baton.internal.redis.OwnerRecord;
+import dev.baton.internal.redis.RedisErrors;
+import dev.baton.internal.redis.RedisSession;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;

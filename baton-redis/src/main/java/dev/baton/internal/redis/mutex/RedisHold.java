@@ -1,5 +1,6 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
+import dev.baton.internal.redis.RedisSession;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * succeeded, plus the TTL, less the drift margin) without another. The release deletes the key
  * only if it still holds this holder's value.
  */
-final class RedisHold {
+final class RedisHold implements RedisSession.Held {
   private static final Logger log = LoggerFactory.getLogger(RedisHold.class);
 
   private final RedisLockMutex mutex;
@@ -160,12 +161,14 @@ final class RedisHold {
   }
 
   /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */
-  void connectionLost() {
+  @Override
+  public void connectionLost() {
     moveTo(LeaseState.SUSPECT, LeaseState.HELD);
   }
 
   /** The connection is back: renew now rather than at the next period. */
-  void renewSoon() {
+  @Override
+  public void renewSoon() {
     session.schedule(this::renew, 0);
   }
 
@@ -193,7 +196,8 @@ final class RedisHold {
   }
 
   /** As {@link #release()}, when the client closes. */
-  CompletableFuture<Void> releaseOnClose() {
+  @Override
+  public CompletableFuture<Void> releaseOnClose() {
     return release();
   }
 
