@@ -52,6 +52,12 @@ import java.util.concurrent.Executor;
  * {@code LOST} if it stays away past their validity, and locks on the other masters go on.
  */
 public final class RedisBaton implements Coordinator {
+  /**
+   * The shortest lease time a client or an acquisition may ask for: 10 ms. What a lease keeps back for
+   * clock drift (1% plus 2 ms) must leave it valid for longer than a renewal period.
+   */
+  public static final Duration MIN_LEASE_TTL = Duration.ofMillis(10);
+
   private final RedisSession session;
   private final Observation observation; // null without an observer: nothing is wrapped
 
@@ -255,10 +261,14 @@ public final class RedisBaton implements Coordinator {
 
     /**
      * How long a lock lives in Redis without renewal: a holder that crashes blocks others this
-     * long at most; 30 s by default. At least twice the renewal period.
+     * long at most; 30 s by default. At least {@link RedisBaton#MIN_LEASE_TTL} (10 ms) and twice
+     * the renewal period. Redis keeps expiries in whole milliseconds: a fraction is cut off there,
+     * and the drift margin the lease keeps back covers it.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is shorter than {@link RedisBaton#MIN_LEASE_TTL}, naming it
      */
     public Builder leaseTtl(Duration ttl) {
-      this.leaseTtl = positive(ttl, "leaseTtl");
+      this.leaseTtl = checkLeaseTtl(positive(ttl, "leaseTtl"), "leaseTtl");
       return this;
     }
 
@@ -290,10 +300,6 @@ public final class RedisBaton implements Coordinator {
         throw new IllegalArgumentException("uri is required, such as redis://127.0.0.1:6379");
       }
       Duration renew = renewEvery != null ? renewEvery : leaseTtl.dividedBy(3);
-      if (renew.isZero()) {
-        throw new IllegalArgumentException("leaseTtl " + leaseTtl.toMillis() + " ms is too short to renew;"
-            + " give at least 3 ms");
-      }
       if (leaseTtl.compareTo(renew.multipliedBy(2)) < 0) {
         throw new IllegalArgumentException("leaseTtl (" + leaseTtl.toMillis() + " ms) must be at least"
             + " twice renewEvery (" + renew.toMillis() + " ms), so that one late renewal does not lose the lease");
@@ -301,6 +307,24 @@ public final class RedisBaton implements Coordinator {
       RedisSettings settings = new RedisSettings(uri, user, password, tls, trustStore, trustStorePassword,
           connectTimeout, commandTimeout, leaseTtl, renew, waiterLease);
       return new RedisBaton(RedisSession.open(settings), Observation.of("redis", observer, RedisLockMutex::handedOver));
+    }
+
+    /**
+     * Refuses a lease time under the floor: below it, what the lease keeps back for clock drift (1%
+     * plus 2 ms) would leave it valid for less than a renewal period, or for nothing at all, and
+     * every lease would turn LOST as soon as it is granted.
+     */
+    static Duration checkLeaseTtl(Duration ttl, String name) {
+      if (ttl.compareTo(MIN_LEASE_TTL) < 0) {
+        throw new IllegalArgumentException(name + " must be at least " + MIN_LEASE_TTL.toMillis() + " ms, was "
+            + describe(ttl) + ": the lease keeps back 1% plus 2 ms of it for clock drift, and what is left must"
+            + " outlast a renewal period");
+      }
+      return ttl;
+    }
+
+    private static String describe(Duration d) {
+      return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toNanos() / 1000.0 + " µs";
     }
 
     private static Duration positive(Duration value, String name) {

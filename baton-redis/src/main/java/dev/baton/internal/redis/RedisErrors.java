@@ -47,7 +47,9 @@ public final class RedisErrors {
     }
     if (e instanceof RedisCommandExecutionException) {
       String message = String.valueOf(e.getMessage());
-      String hint = message.contains("WRONGTYPE")
+      // A script that names the wrong key itself (the fencing counter) needs no guess about the layout.
+      String hint = message.contains("fencing counter") ? ""
+          : message.contains("WRONGTYPE")
           ? "; the key holds another kind of value: is it used by something else, or locked in the other layout (RedisLockLayout)?"
           : message.contains("can't run this command") || message.contains("NOPERM")
               ? "; the ACL user needs +@read +@write +@scripting +@pubsub +@connection +time +wait on the lock's keys and channels"
