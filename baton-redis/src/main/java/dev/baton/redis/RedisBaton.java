@@ -7,6 +7,7 @@ import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
 import dev.baton.internal.observe.Observation;
+import dev.baton.internal.redis.fence.RedisFence;
 import dev.baton.internal.redis.mutex.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
@@ -162,6 +163,65 @@ public final class RedisBaton implements Coordinator {
   /** The server's address as given, without its password. */
   public String address() {
     return session.address();
+  }
+
+  /**
+   * Whether the lock {@code name} is held by anyone: a mutex of either {@link RedisLockLayout}, taken by
+   * Baton or by Redisson, or Redisson's read-write lock (Redisson's {@code RLock.isLocked()}). One
+   * {@code TYPE} command; the answer may be stale as soon as it arrives, so decide nothing on it that
+   * a lease or a fencing token should decide. Here rather than on {@link Mutex}, which every backend
+   * implements the same way.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8
+   * @throws dev.baton.BatonException if the key {@code name} holds something that is not a lock, naming it
+   * @throws ConnectionException if the connection is down, or the server does not answer within the
+   *     command timeout
+   * @throws ClientClosedException if this client is closed
+   */
+  public boolean isLocked(String name) {
+    return RedisLockMutex.isLocked(session, name);
+  }
+
+  /**
+   * An operator's forced release (Redisson's {@code forceUnlock()}): deletes the lock {@code name}
+   * whoever holds it (either layout, Baton or Redisson, or Redisson's read-write lock), wakes its
+   * waiters, and logs at WARN which holder it removed. The fencing counter is kept: the next holder's
+   * token is larger than the old holder's, so writes fenced with the old token ({@link #fencedSet},
+   * {@link dev.baton.lock.FencedResource}) are refused as stale. The old holder is not told at once:
+   * its lease turns {@code LOST} at its next renewal, which finds the key gone (or someone else's).
+   * Meant for a holder that is stuck, not for normal releases.
+   *
+   * @return whether there was a lock to release
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8
+   * @throws dev.baton.BatonException if the key holds something that is not a lock, naming it (it is kept)
+   * @throws ConnectionException if the connection is down, or no reply came within the command
+   *     timeout: the lock may or may not have been released; calling again is safe
+   * @throws ClientClosedException if this client is closed
+   */
+  public boolean forceUnlock(String name) {
+    session.checkOpen();
+    return RedisLockMutex.forceUnlock(session, name);
+  }
+
+  /**
+   * A fenced write on Redis itself: sets the string {@code key} to {@code value} only if {@code
+   * token} (a lease's {@link dev.baton.lock.Lease#fencingToken()}) is not lower than the highest token
+   * a fenced write to {@code key} carried before, checked and written in one script. That highest
+   * token is kept in {@code baton_fence:{key}} for good (delete it with the key when the key is retired).
+   * An equal token passes: one holder may write many times. Like {@code SET}, it replaces any expiry
+   * of {@code key}. Writes to {@code key} made without this method are not checked.
+   *
+   * @throws dev.baton.lock.StaleTokenException if {@code token} is lower, naming both tokens; nothing
+   *     was written
+   * @throws IllegalArgumentException if {@code key} is empty or over 1,024 bytes, or {@code token} is negative
+   * @throws dev.baton.BatonException if {@code key} holds something other than a string, or its fence
+   *     something other than a token, naming that key; nothing was written
+   * @throws ConnectionException if the connection is down, or no reply came within the command
+   *     timeout: the write may or may not have been applied; sending it again with the same token is safe
+   * @throws ClientClosedException if this client is closed
+   */
+  public void fencedSet(String key, String value, long token) {
+    RedisFence.set(session, key, value, token);
   }
 
   /**

@@ -107,7 +107,7 @@ final class Acquisition implements RedisSession.Waiter {
       return;
     }
     long sentAt = System.nanoTime();
-    mutex.scripts(LockScripts.ACQUIRE, member, session.leaseTtlArg(), queue ? "queue" : "try",
+    mutex.scripts(LockScripts.ACQUIRE, member, mutex.leaseTtlArg(), queue ? "queue" : "try",
             session.waiterLeaseArg(), mutex.keys().layoutArg(), ownerId, mutex.tokensPerGrantArg())
         .whenComplete((reply, error) -> onReply((List<?>) reply, error, sentAt));
   }

@@ -11,7 +11,8 @@ enum LockScripts {
   RELEASE("release.lua", ScriptOutputType.INTEGER),
   RENEW("renew.lua", ScriptOutputType.INTEGER),
   WITHDRAW("withdraw.lua", ScriptOutputType.INTEGER),
-  WAITERS("waiters.lua", ScriptOutputType.MULTI);
+  WAITERS("waiters.lua", ScriptOutputType.MULTI),
+  FORCE_UNLOCK("force-unlock.lua", ScriptOutputType.MULTI);
 
   private final RedisScript script;
 

@@ -1,6 +1,7 @@
 package dev.baton.internal.redis.mutex;
 
 import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.RedisSettings;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -47,6 +48,8 @@ final class RedisHold implements RedisSession.Held {
   private boolean released; // guarded by this
   private volatile long lastRenewedAt;
   private final long periodNanos;
+  /** False for a fixed lease time: the key expires at grant + TTL, and a renewal only checks it is still ours. */
+  private final boolean renews;
   private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
 
@@ -59,8 +62,9 @@ final class RedisHold implements RedisSession.Held {
     this.token = token;
     this.reservedEnd = token + Math.max(1, reserved) - 1;
     this.usedEnd = token;
-    this.ttlNanos = session.settings().leaseTtl().toNanos();
-    this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
+    this.ttlNanos = mutex.leaseTtl().toNanos();
+    this.validNanos = ttlNanos - RedisSettings.driftMargin(mutex.leaseTtl()).toNanos();
+    this.renews = mutex.renews();
     this.periodNanos = session.settings().renewEvery().toNanos();
     this.lastRenewedAt = grantedAt;
   }
@@ -72,6 +76,14 @@ final class RedisHold implements RedisSession.Held {
    */
   void start() {
     session.register(this);
+    if (!renews) {
+      // Nothing to renew: the lease ends at its validity, to the moment, unless released before.
+      scheduleExpiryCheck();
+      if (session.isClosed()) {
+        release();
+      }
+      return;
+    }
     if (!scheduleRenewal()) {
       release(); // the client closed while the grant was on its way
     }
@@ -208,7 +220,8 @@ final class RedisHold implements RedisSession.Held {
     // Should this renewal (or the connection) fail, the lease is LOST when its time is up, to the nanosecond.
     scheduleExpiryCheck();
     long startedAt = System.nanoTime();
-    mutex.scripts(LockScripts.RENEW, value, session.leaseTtlArg(),
+    // A fixed lease time is checked, not extended ("0"): its key expires when the lease said it would.
+    mutex.scripts(LockScripts.RENEW, value, renews ? mutex.leaseTtlArg() : "0",
             mutex.keys().layoutArg(), ownerId)
         .whenComplete((renewed, error) -> {
           renewing.set(false);
@@ -217,7 +230,9 @@ final class RedisHold implements RedisSession.Held {
             moveTo(LeaseState.SUSPECT, LeaseState.HELD);
             checkExpiry();
           } else if (((Long) renewed) == 1L) {
-            lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+            if (renews) {
+              lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+            }
             if (System.nanoTime() - validUntilNanos() < 0) {
               moveTo(LeaseState.HELD, LeaseState.SUSPECT);
             } else {
