@@ -1,6 +1,7 @@
 package dev.baton.internal.redis.mutex;
 
 import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.LeaseState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

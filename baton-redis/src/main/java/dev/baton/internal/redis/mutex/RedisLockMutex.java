@@ -5,6 +5,7 @@ import dev.baton.SessionLostException;
 import dev.baton.internal.redis.OwnerRecord;
 import dev.baton.internal.redis.RedisErrors;
 import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;

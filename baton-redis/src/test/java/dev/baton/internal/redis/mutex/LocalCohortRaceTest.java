@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.LeaseState;
 import dev.baton.redis.RedisMutexOptions;
 import io.lettuce.core.RedisClient;
