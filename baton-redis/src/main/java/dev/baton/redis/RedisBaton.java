@@ -8,10 +8,12 @@ import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
 import dev.baton.internal.observe.Observation;
 import dev.baton.internal.redis.fence.RedisFence;
+import dev.baton.internal.redis.rwlock.RedisReadWriteLock;
 import dev.baton.internal.redis.mutex.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -158,6 +160,52 @@ public final class RedisBaton implements Coordinator {
   @Override
   public void removeConnectionStateListener(ConnectionStateListener listener) {
     session.removeStateListener(listener);
+  }
+
+  /**
+   * A read-write lock on {@code name} in Redisson's {@code RReadWriteLock} layout: the hash {@code
+   * name} (field {@code mode} = {@code read}/{@code write}, a field per holder), readers' {@code
+   * {name}:<owner>:rwlock_timeout:<n>} keys and the channel {@code redisson_rwlock:{name}}, so a
+   * Redisson client and a Baton client on the same name exclude each other both ways and hear each
+   * other's releases. Cheap: no request is sent until it is used.
+   *
+   * <ul>
+   *   <li><b>Order.</b> Among Baton's clients, first come first served through a queue beside the
+   *       hash ({@code baton_rwlock_queue:{name}}), and a waiting writer keeps the readers that come
+   *       after it out, so readers do not starve a writer. Redisson's clients do not queue (Redisson's
+   *       lock is not fair): a Redisson reader may still pass a waiting Baton writer, and a Redisson
+   *       writer gets the lock whenever it finds it free, wherever Baton's queue stands.
+   *   <li><b>Reentrancy, downgrade, no upgrade</b> as {@link dev.baton.lock.ReadWriteLock} says: a
+   *       thread holding the write lock gets the read lock at once (in Redis as a reader's field beside
+   *       the writer's, as Redisson's downgrade does), may then release the write lock and keep
+   *       reading; a thread holding only the read lock that asks for the write lock gets an {@link
+   *       IllegalStateException} at once.
+   *   <li><b>Fencing tokens</b> from a counter of their own ({@code baton_rwlock_token:{name}}), drawn
+   *       by every grant as the mutex's are: strictly growing from one writer to the next, a reader's
+   *       larger than every earlier writer's and smaller than every later writer's; a downgraded
+   *       read lease carries its write lease's token. Redisson's holders draw none.
+   *   <li><b>Leases</b> live by the client's {@link Builder#leaseTtl lease TTL}, renewed while held
+   *       (a reader's timeout key and the hash; the writer's hash): the lease turns {@code SUSPECT}
+   *       when a renewal fails (connection loss, no reply within the command timeout) and {@code
+   *       LOST} when one finds its hold gone (the hash deleted, {@link #forceUnlock}) or its validity
+   *       passes without one. A crashed reader's field is swept by the next writer's attempt once its
+   *       timeout keys have expired.
+   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel (a
+   *       release by Baton publishes Redisson's {@code 1}, which wakes every waiter) and re-check every
+   *       third of the {@link Builder#waiterLease waiter lease}; a timeout or a cancel takes the waiter
+   *       out of the queue, leaving nothing behind. While the connection is down, waiters keep their
+   *       place for the waiter lease and try again once it is back.
+   * </ul>
+   *
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8, or
+   *     on a Redis Cluster has braces that would spread its keys over several slots
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public ReadWriteLock readWriteLock(String name) {
+    session.checkOpen();
+    ReadWriteLock lock = new RedisReadWriteLock(session, name);
+    return observation == null ? lock : observation.readWriteLock(lock);
   }
 
   /** The server's address as given, without its password. */

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * subscribed while it has any. A notice that names a waiter (the plain layout publishes the first
  * in line) wakes that waiter if it is one of ours and nobody else; a notice that names none
  * (Redisson's {@code 0}) wakes this client's first waiter of the lock, so each release costs one
- * attempt per client, not one per waiter.
+ * attempt per client, not one per waiter; Redisson's {@code 1} (a read-write lock's release) wakes
+ * every waiter of this client on the channel, since several readers may come in at once.
  *
  * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
@@ -104,6 +105,12 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
   public void message(String channel, String message) {
     Listeners listeners = channels.get(channel);
     if (listeners == null) {
+      return;
+    }
+    if (message.equals("1")) {
+      // Redisson's READ_UNLOCK_MESSAGE, which a read-write lock's release sends: the lock may now
+      // take several readers at once, so every waiter of this client tries (Redisson wakes all of its own too).
+      listeners.bySequence.values().forEach(RedisSession.Waiter::wake);
       return;
     }
     RedisSession.Waiter target;
