@@ -9,11 +9,13 @@ import dev.baton.Coordinator;
 import dev.baton.internal.observe.Observation;
 import dev.baton.internal.redis.fence.RedisFence;
 import dev.baton.internal.redis.rwlock.RedisReadWriteLock;
+import dev.baton.internal.redis.semaphore.RedisSemaphore;
 import dev.baton.internal.redis.mutex.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
 import dev.baton.lock.Mutex;
 import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -206,6 +208,42 @@ public final class RedisBaton implements Coordinator {
     session.checkOpen();
     ReadWriteLock lock = new RedisReadWriteLock(session, name);
     return observation == null ? lock : observation.readWriteLock(lock);
+  }
+
+  /**
+   * A counting semaphore on {@code name} with {@code permits} permits, in Redisson's {@code
+   * RPermitExpirableSemaphore} layout: the count of available permits in the key {@code name} (set to
+   * {@code permits}, less those held, by the first acquisition that finds none), each permit held in
+   * {@code {name}:timeout} scored by when it expires, releases published on {@code redisson_sc:{name}};
+   * Baton and Redisson clients share the permits. Cheap: no request is sent until it is used.
+   *
+   * <ul>
+   *   <li><b>Permits expire with their holder</b>: each lease's permits are renewed while it is held
+   *       (the lease TTL; {@code SUSPECT} when a renewal fails, {@code LOST} when one finds a permit
+   *       gone or expired), so a crashed client's permits come back within the TTL.
+   *   <li><b>All or nothing</b>: {@link Semaphore#acquire(int, Duration)} takes its permits in one
+   *       script or none, so two clients each asking for several cannot each hold a part.
+   *   <li><b>Order</b>: first come first served among Baton's clients (a queue beside the count; the
+   *       first in line is served first, even when a later waiter asks for fewer permits). Redisson's
+   *       clients do not queue and may come first.
+   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel and
+   *       re-check every third of the {@link Builder#waiterLease waiter lease}; a timeout, a cancel or
+   *       an interrupt leaves nothing behind. While the connection is down, waiters keep their place
+   *       for the waiter lease and try again once it is back.
+   *   <li>Every grant draws a fencing token from {@code baton_sem_token:{name}}, growing as the
+   *       mutex's do. Clients must agree on {@code permits}: the count is set once and not adjusted.
+   *       Expiry of a permit is judged by the server's clock here, by Redisson's client clock there.
+   * </ul>
+   *
+   * @throws IllegalArgumentException if {@code permits} is less than 1, or {@code name} is empty or
+   *     longer than 1,024 bytes in UTF-8
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public Semaphore semaphore(String name, int permits) {
+    session.checkOpen();
+    Semaphore semaphore = new RedisSemaphore(session, name, permits);
+    return observation == null ? semaphore : observation.semaphore(semaphore);
   }
 
   /** The server's address as given, without its password. */
