@@ -123,4 +123,32 @@ class RedissonReadWriteLockInteropTest extends RedisTestSupport {
       assertThat(raw().hget("shelf", "mode")).isEqualTo("write");
     }
   }
+
+  @Test
+  void serverRestartedUnderABatonWriter_redissonReaderComesInOnlyBesideNoValidWriter() throws Exception {
+    RReadWriteLock theirs = redisson.getReadWriteLock("restarted");
+    RedisBaton baton = client();
+    Lease write = baton.readWriteLock("restarted").writeLock().acquire();
+    assertThat(onRedisson(() -> theirs.readLock().tryLock())).isFalse();
+
+    redis.restart(); // empty: the hash and every Baton key are gone
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> write.state() == dev.baton.lock.LeaseState.LOST);
+    assertThat(redissonThread.submit(() -> theirs.readLock().tryLock(20, TimeUnit.SECONDS)).get(30, TimeUnit.SECONDS))
+        .isTrue();
+    assertThat(write.isValid()).as("the old writer beside Redisson's reader").isFalse();
+    ReadWriteLock mine = client().readWriteLock("restarted");
+    assertThat(mine.writeLock().tryAcquire(Duration.ZERO)).as("a new writer beside Redisson's reader").isEmpty();
+    try (Lease read = mine.readLock().acquire(Duration.ofSeconds(5))) {
+      assertThat(read.isValid()).isTrue();
+    }
+    onRedisson(() -> {
+      theirs.readLock().unlock();
+      return null;
+    });
+    try (Lease next = client().readWriteLock("restarted").writeLock().acquire(Duration.ofSeconds(10))) {
+      assertThat(onRedisson(() -> theirs.readLock().tryLock())).isFalse();
+    }
+    write.close();
+  }
 }
