@@ -16,6 +16,14 @@ import org.junit.jupiter.api.Test;
 
 class RedisReadWriteLockTest extends RedisTestSupport {
 
+  /**
+   * A client whose own re-check comes late (every 10 s of a 30 s waiter lease), so a hand-over seen
+   * within a few seconds came through the release channel, not through polling.
+   */
+  private RedisBaton slowRecheckClient() {
+    return client(RedisBaton.builder().uri(redis.uri()).waiterLease(Duration.ofSeconds(30)));
+  }
+
   @Test
   void readers_share_andEachHasItsOwnToken() {
     Lease first = client().readWriteLock("prices").readLock().acquire();
@@ -32,7 +40,7 @@ class RedisReadWriteLockTest extends RedisTestSupport {
   @Test
   void writer_excludesReadersAndWriters_andTheyComeInOnceItIsReleased() throws Exception {
     ReadWriteLock mine = client().readWriteLock("stock");
-    ReadWriteLock theirs = client().readWriteLock("stock");
+    ReadWriteLock theirs = slowRecheckClient().readWriteLock("stock");
     Lease writing = mine.writeLock().acquire();
     assertThat(raw().hget("stock", "mode")).isEqualTo("write");
     assertThat(theirs.readLock().tryAcquire(Duration.ZERO)).isEmpty();
@@ -42,7 +50,7 @@ class RedisReadWriteLockTest extends RedisTestSupport {
     await().until(() -> theirs.readLock().waiters().size() == 1);
     assertThat(reader).isNotDone();
     writing.close();
-    try (Lease read = reader.get(10, TimeUnit.SECONDS)) {
+    try (Lease read = reader.get(5, TimeUnit.SECONDS)) { // woken by the release notice
       assertThat(read.fencingToken()).isGreaterThan(writing.fencingToken());
     }
   }
@@ -50,22 +58,22 @@ class RedisReadWriteLockTest extends RedisTestSupport {
   @Test
   void aWaitingWriter_keepsLaterReadersOut_andTokensFollowTheQueue() throws Exception {
     ReadWriteLock lock = client().readWriteLock("report");
-    ReadWriteLock other = client().readWriteLock("report");
+    ReadWriteLock other = slowRecheckClient().readWriteLock("report");
     Lease reading = lock.readLock().acquire();
 
     CompletableFuture<Lease> writer = other.writeLock().acquireAsync();
     await().until(() -> other.writeLock().waiters().size() == 1);
     assertThat(client().readWriteLock("report").readLock().tryAcquire(Duration.ZERO))
         .as("a reader that comes after a waiting writer").isEmpty();
-    CompletableFuture<Lease> laterReader = client().readWriteLock("report").readLock().acquireAsync();
+    CompletableFuture<Lease> laterReader = slowRecheckClient().readWriteLock("report").readLock().acquireAsync();
     await().until(() -> lock.waiters().size() == 2);
 
     reading.close();
-    Lease written = writer.get(10, TimeUnit.SECONDS);
+    Lease written = writer.get(5, TimeUnit.SECONDS); // woken by the release notice
     assertThat(written.fencingToken()).isGreaterThan(reading.fencingToken());
     assertThat(laterReader).isNotDone();
     written.close();
-    try (Lease read = laterReader.get(10, TimeUnit.SECONDS)) {
+    try (Lease read = laterReader.get(5, TimeUnit.SECONDS)) {
       assertThat(read.fencingToken()).isGreaterThan(written.fencingToken());
     }
   }
