@@ -31,10 +31,12 @@ class RedisSemaphoreTest extends RedisTestSupport {
     assertThat(pool.holders()).hasSize(2);
     assertThat(pool.tryAcquire(Duration.ZERO)).isEmpty();
 
-    CompletableFuture<Lease> waiting = client().semaphore("pool", 2).acquireAsync();
+    // Its own re-check comes every 10 s: a grant within 5 s came through the release notice.
+    RedisBaton slowRecheck = client(RedisBaton.builder().uri(redis.uri()).waiterLease(Duration.ofSeconds(30)));
+    CompletableFuture<Lease> waiting = slowRecheck.semaphore("pool", 2).acquireAsync();
     await().until(() -> raw().zcard("baton_sem_queue:{pool}") == 1);
     first.close();
-    try (Lease third = waiting.get(10, TimeUnit.SECONDS)) {
+    try (Lease third = waiting.get(5, TimeUnit.SECONDS)) {
       assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
     }
     second.close();
