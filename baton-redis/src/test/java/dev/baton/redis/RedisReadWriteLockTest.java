@@ -32,6 +32,15 @@ class RedisReadWriteLockTest extends RedisTestSupport {
     assertThat(second.isValid()).isTrue();
     assertThat(second.fencingToken()).isNotEqualTo(first.fencingToken());
     assertThat(raw().hget("prices", "mode")).isEqualTo("read");
+    ReadWriteLock lock = client().readWriteLock("prices");
+    assertThat(lock.holders()).extracting(dev.baton.lock.LockOwner::fencingToken)
+        .containsExactlyInAnyOrder(first.fencingToken(), second.fencingToken());
+    assertThat(lock.holders()).allSatisfy(owner -> {
+      assertThat(owner.pid()).isEqualTo(ProcessHandle.current().pid());
+      assertThat(owner.thread()).isNotEmpty();
+    });
+    assertThat(lock.readLock().holder()).isPresent();
+    assertThat(lock.writeLock().holder()).isEmpty();
     first.close();
     second.close();
     await().until(() -> raw().exists("prices") == 0);
@@ -43,6 +52,7 @@ class RedisReadWriteLockTest extends RedisTestSupport {
     ReadWriteLock theirs = slowRecheckClient().readWriteLock("stock");
     Lease writing = mine.writeLock().acquire();
     assertThat(raw().hget("stock", "mode")).isEqualTo("write");
+    assertThat(theirs.writeLock().holder()).map(dev.baton.lock.LockOwner::fencingToken).contains(writing.fencingToken());
     assertThat(theirs.readLock().tryAcquire(Duration.ZERO)).isEmpty();
     assertThat(theirs.writeLock().tryAcquire(Duration.ZERO)).isEmpty();
 

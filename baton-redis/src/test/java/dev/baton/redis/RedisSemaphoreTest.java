@@ -28,7 +28,9 @@ class RedisSemaphoreTest extends RedisTestSupport {
     Lease first = pool.acquire();
     Lease second = client().semaphore("pool", 2).acquire(Duration.ofSeconds(5));
     assertThat(raw().get("pool")).isEqualTo("0");
-    assertThat(pool.holders()).hasSize(2);
+    assertThat(pool.holders()).extracting(dev.baton.lock.LockOwner::fencingToken)
+        .containsExactlyInAnyOrder(first.fencingToken(), second.fencingToken());
+    assertThat(pool.holders()).allSatisfy(owner -> assertThat(owner.pid()).isEqualTo(ProcessHandle.current().pid()));
     assertThat(pool.tryAcquire(Duration.ZERO)).isEmpty();
 
     // Its own re-check comes every 10 s: a grant within 5 s came through the release notice.

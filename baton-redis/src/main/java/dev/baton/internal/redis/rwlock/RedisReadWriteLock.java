@@ -92,17 +92,18 @@ public final class RedisReadWriteLock implements ReadWriteLock {
   @Override
   public List<LockOwner> holders() {
     Map<String, String> hash = read(session.commands().hgetall(keys.hash()).toCompletableFuture(), "reading the holders of ");
+    Map<String, String> records = read(session.commands().hgetall(keys.holderRecords()).toCompletableFuture(),
+        "reading the holders of ");
     List<LockOwner> holders = new ArrayList<>();
-    String writer = read(session.commands().get(keys.writerRecord()).toCompletableFuture(), "reading the holders of ");
     for (String field : hash.keySet()) {
       if (field.equals("mode")) {
         continue;
       }
-      long token = 0;
-      if (field.endsWith(":write") && writer != null && writer.startsWith(field.substring(0, field.length() - 6) + " ")) {
-        token = Long.parseLong(writer.substring(writer.indexOf(' ') + 1));
-      }
-      holders.add(new LockOwner(field, token, "", 0, "", 0, Instant.EPOCH, false));
+      String record = records.get(field);
+      // A Redisson holder has no record: its field (client id and thread id) is all there is to show.
+      LockOwner owner = record == null ? new LockOwner(field, 0, "", 0, "", 0, Instant.EPOCH, false)
+          : OwnerRecord.parse(record, Instant.EPOCH);
+      holders.add(owner);
     }
     return holders;
   }
@@ -302,7 +303,13 @@ public final class RedisReadWriteLock implements ReadWriteLock {
 
     @Override
     public Optional<LockOwner> holder() {
-      return holders().stream().filter(owner -> owner.node().endsWith(":write") == exclusive).findFirst();
+      Map<String, String> hash = read(session.commands().hgetall(keys.hash()).toCompletableFuture(),
+          "reading the holder of ");
+      Map<String, String> records = read(session.commands().hgetall(keys.holderRecords()).toCompletableFuture(),
+          "reading the holder of ");
+      return hash.keySet().stream().filter(field -> !field.equals("mode") && field.endsWith(":write") == exclusive)
+          .findFirst().map(field -> records.containsKey(field) ? OwnerRecord.parse(records.get(field), Instant.EPOCH)
+              : new LockOwner(field, 0, "", 0, "", 0, Instant.EPOCH, false));
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.baton.internal.redis.rwlock;
 /**
  * The keys of one read-write lock, in the order every script takes them: Redisson's hash ({@code
  * name}), then Baton's fencing counter, queue, waiting writers, waiter deadlines, Redisson's release
- * channel ({@code redisson_rwlock:{name}}) and the writer's record; and the prefix of Redisson's
+ * channel ({@code redisson_rwlock:{name}}), the writer's record and the holder records; and the prefix of Redisson's
  * reader timeout keys ({@code {name}}, as Redisson's {@code suffixName} makes it). All share the
  * name's hash tag, so a cluster keeps them on one master.
  */
@@ -19,7 +19,8 @@ final class RwKeys {
         tagged("baton_rwlock_writers", name),
         tagged("baton_rwlock_alive", name),
         tagged("redisson_rwlock", name),
-        tagged("baton_rwlock_writer", name)};
+        tagged("baton_rwlock_writer", name),
+        tagged("baton_rwlock_holders", name)};
     this.timeoutPrefix = name.contains("{") ? name : "{" + name + "}";
   }
 
@@ -50,6 +51,10 @@ final class RwKeys {
 
   String writerRecord() {
     return keys[6];
+  }
+
+  String holderRecords() {
+    return keys[7];
   }
 
   /** The prefix of reader timeout keys: {@code <prefix>:<owner>:rwlock_timeout:<n>}. */

@@ -5,7 +5,8 @@
 -- by '{name}:<owner>:rwlock_timeout:<i>' keys (PX ttl), the hash's own expiry being the longest.
 -- Baton adds, beside it: KEYS[2] fencing counter, KEYS[3] queue (member -> arrival order), KEYS[4]
 -- the waiting writers (same scores), KEYS[5] waiter deadlines, KEYS[6] release channel (Redisson's),
--- KEYS[7] the writer's record ('<owner> <token>', PX ttl). A reader's timeout key holds its token.
+-- KEYS[7] the writer's record ('<owner> <token>', PX ttl), KEYS[8] holder records (hash field ->
+-- the owner's JSON with its token, for holders()). A reader's timeout key holds its token.
 -- ARGV: 1 'read' | 'write', 2 owner field, 3 ttl ms, 4 'try' | 'queue', 5 waiter lease ms,
 --       6 member (the queue entry), 7 the write holder's owner field to downgrade from, or '',
 --       8 the downgraded lease's token, 9 the timeout keys' prefix ('{name}')
@@ -81,7 +82,10 @@ if state == 'read' and kind == 'write' then
       for i = 1, count do
         if redis.call('EXISTS', timeoutKey(f, i)) == 1 then alive = true break end
       end
-      if not alive then redis.call('HDEL', KEYS[1], f) end
+      if not alive then
+        redis.call('HDEL', KEYS[1], f)
+        redis.call('HDEL', KEYS[8], f)
+      end
     end
   end
   if redis.call('HLEN', KEYS[1]) <= 1 then
@@ -151,6 +155,10 @@ if can then
     redis.call('PEXPIRE', KEYS[1], ttl)
     redis.call('SET', KEYS[7], field .. ' ' .. string.format('%.0f', token), 'PX', ttl)
   end
+  -- Who holds, for holders(): the owner's JSON with its token and grant time, kept as long as the hash.
+  local record = string.format('%s,"token":%.0f,"at":%.0f}', string.sub(member, 1, -2), token, now)
+  redis.call('HSET', KEYS[8], kind == 'write' and field .. ':write' or field, record)
+  redis.call('PEXPIRE', KEYS[8], math.max(redis.call('PTTL', KEYS[1]), ttl))
   redis.call('ZREM', KEYS[3], member)
   redis.call('ZREM', KEYS[4], member)
   redis.call('ZREM', KEYS[5], member)

@@ -9,7 +9,10 @@ if kind == 'read' then
   if redis.call('HEXISTS', KEYS[1], field) == 0 then return 0 end
   local count = redis.call('HINCRBY', KEYS[1], field, -1)
   redis.call('DEL', base .. ':' .. field .. ':rwlock_timeout:' .. (count + 1))
-  if count <= 0 then redis.call('HDEL', KEYS[1], field) end
+  if count <= 0 then
+    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', KEYS[8], field)
+  end
   if redis.call('HLEN', KEYS[1]) <= 1 then
     redis.call('DEL', KEYS[1])
     redis.call('PUBLISH', KEYS[6], '1')
@@ -18,6 +21,7 @@ if kind == 'read' then
 end
 if redis.call('HEXISTS', KEYS[1], field .. ':write') == 0 then return 0 end
 redis.call('HDEL', KEYS[1], field .. ':write')
+redis.call('HDEL', KEYS[8], field .. ':write')
 redis.call('DEL', KEYS[7])
 if redis.call('HLEN', KEYS[1]) <= 1 then
   redis.call('DEL', KEYS[1])

@@ -16,5 +16,7 @@ else
   if ttl == 0 then return 1 end
   redis.call('PEXPIRE', KEYS[7], ttl)
 end
-redis.call('PEXPIRE', KEYS[1], math.max(redis.call('PTTL', KEYS[1]), ttl))
+local keep = math.max(redis.call('PTTL', KEYS[1]), ttl)
+redis.call('PEXPIRE', KEYS[1], keep)
+redis.call('PEXPIRE', KEYS[8], keep)
 return 1

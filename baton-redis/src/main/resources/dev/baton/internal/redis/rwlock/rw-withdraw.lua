@@ -20,6 +20,7 @@ if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
   end
   if released == 1 and redis.call('HLEN', KEYS[1]) <= 1 then redis.call('DEL', KEYS[1]) end
 end
+if released == 1 then redis.call('HDEL', KEYS[8], kind == 'write' and field .. ':write' or field) end
 local removed = redis.call('ZREM', KEYS[3], member)
 redis.call('ZREM', KEYS[4], member)
 redis.call('ZREM', KEYS[5], member)

@@ -72,9 +72,11 @@ if available >= wanted and (head == nil or head == member) then
   local token = math.max(last + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
   redis.call('SET', KEYS[6], string.format('%.0f', token))
   redis.call('DECRBY', KEYS[1], wanted)
+  -- Who holds, for holders(): the owner's JSON with its token and grant time, per permit.
+  local record = string.format('%s,"token":%.0f,"at":%.0f}', string.sub(member, 1, -2), token, now)
   for i = 7, #ARGV do
     redis.call('ZADD', KEYS[2], now + ttl, ARGV[i])
-    redis.call('HSET', KEYS[7], ARGV[i], member)
+    redis.call('HSET', KEYS[7], ARGV[i], record)
   end
   redis.call('ZREM', KEYS[4], member)
   redis.call('ZREM', KEYS[5], member)
