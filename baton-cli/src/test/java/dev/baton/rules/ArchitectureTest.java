@@ -42,8 +42,11 @@ import org.junit.jupiter.api.Test;
  *       ServiceRegistry.open}): they construct implementations, which in turn implement the API.
  *       That is the price of {@code baton.mutex(path)}; no other class pays it.
  *   <li>{@code dev.baton.lock} names no ZooKeeper type, so every backend implements it.
- *   <li>The Redis backend ({@code dev.baton.redis}, {@code internal.redis}) stands beside the
+ *   <li>The Redis backend ({@code dev.baton.redis}, {@code internal.redis..}) stands beside the
  *       ZooKeeper side, not on it: no ZooKeeper type, nothing of its session layer, engine or recipes.
+ *       It is laid out the same way: its connection and script layer ({@code internal.redis}) knows
+ *       none of its recipes ({@code internal.redis.mutex}, {@code .rwlock}, ...: every sub-package), and
+ *       no Redis recipe reaches into another.
  *   <li>The command line, the benchmark and the integrations (Spring, ShedLock, Micrometer) use the public
  *       API only.
  * </ul>
@@ -52,6 +55,8 @@ class ArchitectureTest {
   private static final String[] API = {
       "dev.baton", "dev.baton.lock", "dev.baton.leader", "dev.baton.barrier", "dev.baton.queue",
       "dev.baton.atomic", "dev.baton.cache", "dev.baton.config", "dev.baton.discovery", "dev.baton.redis"};
+  /** The Redis backend's connection and script layer; each package below it is one Redis recipe. */
+  private static final String REDIS_SESSION = "dev.baton.internal.redis";
   private static final List<String> RECIPES = List.of(
       "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
   private static final List<String> ENTRY_POINTS = List.of(
@@ -71,7 +76,7 @@ class ArchitectureTest {
         .contains("dev.baton", "dev.baton.lock", "dev.baton.internal.session", "dev.baton.internal.engine",
             "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli",
             "dev.baton.cache", "dev.baton.internal.cache",
-            "dev.baton.redis", "dev.baton.internal.redis");
+            "dev.baton.redis", "dev.baton.internal.redis", "dev.baton.internal.redis.mutex");
   }
 
   private static final DescribedPredicate<JavaClass> ENTRY_POINT = new DescribedPredicate<>("an entry point") {
@@ -174,10 +179,38 @@ class ArchitectureTest {
   void redisBackend_standsBesideZooKeeper_notOnIt() {
     String[] zooKeeperSide = Stream.concat(Stream.of("session", "engine", "cache"), RECIPES.stream())
         .map(p -> "dev.baton.internal." + p).toArray(String[]::new);
-    noClasses().that().resideInAnyPackage("dev.baton.redis", "dev.baton.internal.redis")
+    noClasses().that().resideInAnyPackage("dev.baton.redis", "dev.baton.internal.redis..")
         .should().dependOnClassesThat().resideInAnyPackage(zooKeeperSide)
         .orShould().dependOnClassesThat().resideInAPackage("org.apache.zookeeper..")
         .check(classes);
+  }
+
+  @Test
+  void redisSessionLayer_dependsOnNoRedisRecipe() {
+    noClasses().that().resideInAPackage(REDIS_SESSION)
+        .should().dependOnClassesThat().resideInAPackage(REDIS_SESSION + ".(*)..")
+        .check(classes);
+  }
+
+  @Test
+  void redisRecipes_doNotDependOnEachOther() {
+    List<String> recipes = redisRecipes();
+    assertThat(recipes).as("Redis recipe packages").contains("mutex", "rwlock", "semaphore", "fence");
+    for (String recipe : recipes) {
+      String[] others = recipes.stream().filter(other -> !other.equals(recipe))
+          .map(other -> REDIS_SESSION + "." + other + "..").toArray(String[]::new);
+      noClasses().that().resideInAPackage(REDIS_SESSION + "." + recipe + "..")
+          .should().dependOnClassesThat().resideInAnyPackage(others)
+          .check(classes);
+    }
+  }
+
+  /** Every package under the Redis session layer is a recipe's: new ones are covered without editing this test. */
+  private static List<String> redisRecipes() {
+    return classes.stream().map(JavaClass::getPackageName)
+        .filter(p -> p.startsWith(REDIS_SESSION + "."))
+        .map(p -> p.substring(REDIS_SESSION.length() + 1).split("\\.")[0])
+        .distinct().sorted().toList();
   }
 
   @Test

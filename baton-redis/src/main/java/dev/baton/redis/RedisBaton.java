@@ -10,7 +10,10 @@ import dev.baton.internal.leadership.MutexLeaderLatch;
 import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.observe.Observation;
-import dev.baton.internal.redis.RedisLockMutex;
+import dev.baton.internal.redis.fence.RedisFence;
+import dev.baton.internal.redis.rwlock.RedisReadWriteLock;
+import dev.baton.internal.redis.semaphore.RedisSemaphore;
+import dev.baton.internal.redis.mutex.RedisLockMutex;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.RedisSettings;
 import dev.baton.leader.LeaderLatch;
@@ -18,6 +21,8 @@ import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
 import dev.baton.lock.MultiLock;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -60,6 +65,12 @@ import java.util.concurrent.Executor;
  * {@code LOST} if it stays away past their validity, and locks on the other masters go on.
  */
 public final class RedisBaton implements Coordinator {
+  /**
+   * The shortest lease time a client or an acquisition may ask for: 10 ms. What a lease keeps back for
+   * clock drift (1% plus 2 ms) must leave it valid for longer than a renewal period.
+   */
+  public static final Duration MIN_LEASE_TTL = Duration.ofMillis(10);
+
   private final RedisSession session;
   private final Observation observation; // null without an observer: nothing is wrapped
 
@@ -242,9 +253,150 @@ public final class RedisBaton implements Coordinator {
     session.removeStateListener(listener);
   }
 
+  /**
+   * A read-write lock on {@code name} in Redisson's {@code RReadWriteLock} layout: the hash {@code
+   * name} (field {@code mode} = {@code read}/{@code write}, a field per holder), readers' {@code
+   * {name}:<owner>:rwlock_timeout:<n>} keys and the channel {@code redisson_rwlock:{name}}, so a
+   * Redisson client and a Baton client on the same name exclude each other both ways and hear each
+   * other's releases. Cheap: no request is sent until it is used.
+   *
+   * <ul>
+   *   <li><b>Order.</b> Among Baton's clients, first come first served through a queue beside the
+   *       hash ({@code baton_rwlock_queue:{name}}), and a waiting writer keeps the readers that come
+   *       after it out, so readers do not starve a writer. Redisson's clients do not queue (Redisson's
+   *       lock is not fair): a Redisson reader may still pass a waiting Baton writer, and a Redisson
+   *       writer gets the lock whenever it finds it free, wherever Baton's queue stands.
+   *   <li><b>Reentrancy, downgrade, no upgrade</b> as {@link dev.baton.lock.ReadWriteLock} says: a
+   *       thread holding the write lock gets the read lock at once (in Redis as a reader's field beside
+   *       the writer's, as Redisson's downgrade does), may then release the write lock and keep
+   *       reading; a thread holding only the read lock that asks for the write lock gets an {@link
+   *       IllegalStateException} at once.
+   *   <li><b>Fencing tokens</b> from a counter of their own ({@code baton_rwlock_token:{name}}), drawn
+   *       by every grant as the mutex's are: strictly growing from one writer to the next, a reader's
+   *       larger than every earlier writer's and smaller than every later writer's; a downgraded
+   *       read lease carries its write lease's token. Redisson's holders draw none.
+   *   <li><b>Leases</b> live by the client's {@link Builder#leaseTtl lease TTL}, renewed while held
+   *       (a reader's timeout key and the hash; the writer's hash): the lease turns {@code SUSPECT}
+   *       when a renewal fails (connection loss, no reply within the command timeout) and {@code
+   *       LOST} when one finds its hold gone (the hash deleted, {@link #forceUnlock}) or its validity
+   *       passes without one. A crashed reader's field is swept by the next writer's attempt once its
+   *       timeout keys have expired.
+   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel (a
+   *       release by Baton publishes Redisson's {@code 1}, which wakes every waiter) and re-check every
+   *       third of the {@link Builder#waiterLease waiter lease}; a timeout or a cancel takes the waiter
+   *       out of the queue, leaving nothing behind. While the connection is down, waiters keep their
+   *       place for the waiter lease and try again once it is back.
+   * </ul>
+   *
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8, or
+   *     on a Redis Cluster has braces that would spread its keys over several slots
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public ReadWriteLock readWriteLock(String name) {
+    session.checkOpen();
+    ReadWriteLock lock = new RedisReadWriteLock(session, name);
+    return observation == null ? lock : observation.readWriteLock(lock);
+  }
+
+  /**
+   * A counting semaphore on {@code name} with {@code permits} permits, in Redisson's {@code
+   * RPermitExpirableSemaphore} layout: the count of available permits in the key {@code name} (set to
+   * {@code permits}, less those held, by the first acquisition that finds none), each permit held in
+   * {@code {name}:timeout} scored by when it expires, releases published on {@code redisson_sc:{name}};
+   * Baton and Redisson clients share the permits. Cheap: no request is sent until it is used.
+   *
+   * <ul>
+   *   <li><b>Permits expire with their holder</b>: each lease's permits are renewed while it is held
+   *       (the lease TTL; {@code SUSPECT} when a renewal fails, {@code LOST} when one finds a permit
+   *       gone or expired), so a crashed client's permits come back within the TTL.
+   *   <li><b>All or nothing</b>: {@link Semaphore#acquire(int, Duration)} takes its permits in one
+   *       script or none, so two clients each asking for several cannot each hold a part.
+   *   <li><b>Order</b>: first come first served among Baton's clients (a queue beside the count; the
+   *       first in line is served first, even when a later waiter asks for fewer permits). Redisson's
+   *       clients do not queue and may come first.
+   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel and
+   *       re-check every third of the {@link Builder#waiterLease waiter lease}; a timeout, a cancel or
+   *       an interrupt leaves nothing behind. While the connection is down, waiters keep their place
+   *       for the waiter lease and try again once it is back.
+   *   <li>Every grant draws a fencing token from {@code baton_sem_token:{name}}, growing as the
+   *       mutex's do. Clients must agree on {@code permits}: the count is set once and not adjusted.
+   *       Expiry of a permit is judged by the server's clock here, by Redisson's client clock there.
+   * </ul>
+   *
+   * @throws IllegalArgumentException if {@code permits} is less than 1, or {@code name} is empty or
+   *     longer than 1,024 bytes in UTF-8
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public Semaphore semaphore(String name, int permits) {
+    session.checkOpen();
+    Semaphore semaphore = new RedisSemaphore(session, name, permits);
+    return observation == null ? semaphore : observation.semaphore(semaphore);
+  }
+
   /** The server's address as given, without its password. */
   public String address() {
     return session.address();
+  }
+
+  /**
+   * Whether the lock {@code name} is held by anyone: a mutex of either {@link RedisLockLayout}, taken by
+   * Baton or by Redisson, or Redisson's read-write lock (Redisson's {@code RLock.isLocked()}). One
+   * {@code TYPE} command; the answer may be stale as soon as it arrives, so decide nothing on it that
+   * a lease or a fencing token should decide. Here rather than on {@link Mutex}, which every backend
+   * implements the same way.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8
+   * @throws dev.baton.BatonException if the key {@code name} holds something that is not a lock, naming it
+   * @throws ConnectionException if the connection is down, or the server does not answer within the
+   *     command timeout
+   * @throws ClientClosedException if this client is closed
+   */
+  public boolean isLocked(String name) {
+    return RedisLockMutex.isLocked(session, name);
+  }
+
+  /**
+   * An operator's forced release (Redisson's {@code forceUnlock()}): deletes the lock {@code name}
+   * whoever holds it (either layout, Baton or Redisson, or Redisson's read-write lock), wakes its
+   * waiters, and logs at WARN which holder it removed. The fencing counter is kept: the next holder's
+   * token is larger than the old holder's, so writes fenced with the old token ({@link #fencedSet},
+   * {@link dev.baton.lock.FencedResource}) are refused as stale. The old holder is not told at once:
+   * its lease turns {@code LOST} at its next renewal, which finds the key gone (or someone else's).
+   * Meant for a holder that is stuck, not for normal releases.
+   *
+   * @return whether there was a lock to release
+   * @throws IllegalArgumentException if {@code name} is empty or longer than 1,024 bytes in UTF-8
+   * @throws dev.baton.BatonException if the key holds something that is not a lock, naming it (it is kept)
+   * @throws ConnectionException if the connection is down, or no reply came within the command
+   *     timeout: the lock may or may not have been released; calling again is safe
+   * @throws ClientClosedException if this client is closed
+   */
+  public boolean forceUnlock(String name) {
+    session.checkOpen();
+    return RedisLockMutex.forceUnlock(session, name);
+  }
+
+  /**
+   * A fenced write on Redis itself: sets the string {@code key} to {@code value} only if {@code
+   * token} (a lease's {@link dev.baton.lock.Lease#fencingToken()}) is not lower than the highest token
+   * a fenced write to {@code key} carried before, checked and written in one script. That highest
+   * token is kept in {@code baton_fence:{key}} for good (delete it with the key when the key is retired).
+   * An equal token passes: one holder may write many times. Like {@code SET}, it replaces any expiry
+   * of {@code key}. Writes to {@code key} made without this method are not checked.
+   *
+   * @throws dev.baton.lock.StaleTokenException if {@code token} is lower, naming both tokens; nothing
+   *     was written
+   * @throws IllegalArgumentException if {@code key} is empty or over 1,024 bytes, or {@code token} is negative
+   * @throws dev.baton.BatonException if {@code key} holds something other than a string, or its fence
+   *     something other than a token, naming that key; nothing was written
+   * @throws ConnectionException if the connection is down, or no reply came within the command
+   *     timeout: the write may or may not have been applied; sending it again with the same token is safe
+   * @throws ClientClosedException if this client is closed
+   */
+  public void fencedSet(String key, String value, long token) {
+    RedisFence.set(session, key, value, token);
   }
 
   /**
@@ -344,10 +496,14 @@ public final class RedisBaton implements Coordinator {
 
     /**
      * How long a lock lives in Redis without renewal: a holder that crashes blocks others this
-     * long at most; 30 s by default. At least twice the renewal period.
+     * long at most; 30 s by default. At least {@link RedisBaton#MIN_LEASE_TTL} (10 ms) and twice
+     * the renewal period. Redis keeps expiries in whole milliseconds: a fraction is cut off there,
+     * and the drift margin the lease keeps back covers it.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is shorter than {@link RedisBaton#MIN_LEASE_TTL}, naming it
      */
     public Builder leaseTtl(Duration ttl) {
-      this.leaseTtl = positive(ttl, "leaseTtl");
+      this.leaseTtl = checkLeaseTtl(positive(ttl, "leaseTtl"), "leaseTtl");
       return this;
     }
 
@@ -379,10 +535,6 @@ public final class RedisBaton implements Coordinator {
         throw new IllegalArgumentException("uri is required, such as redis://127.0.0.1:6379");
       }
       Duration renew = renewEvery != null ? renewEvery : leaseTtl.dividedBy(3);
-      if (renew.isZero()) {
-        throw new IllegalArgumentException("leaseTtl " + leaseTtl.toMillis() + " ms is too short to renew;"
-            + " give at least 3 ms");
-      }
       if (leaseTtl.compareTo(renew.multipliedBy(2)) < 0) {
         throw new IllegalArgumentException("leaseTtl (" + leaseTtl.toMillis() + " ms) must be at least"
             + " twice renewEvery (" + renew.toMillis() + " ms), so that one late renewal does not lose the lease");
@@ -390,6 +542,24 @@ public final class RedisBaton implements Coordinator {
       RedisSettings settings = new RedisSettings(uri, user, password, tls, trustStore, trustStorePassword,
           connectTimeout, commandTimeout, leaseTtl, renew, waiterLease);
       return new RedisBaton(RedisSession.open(settings), Observation.of("redis", observer, RedisLockMutex::handedOver));
+    }
+
+    /**
+     * Refuses a lease time under the floor: below it, what the lease keeps back for clock drift (1%
+     * plus 2 ms) would leave it valid for less than a renewal period, or for nothing at all, and
+     * every lease would turn LOST as soon as it is granted.
+     */
+    static Duration checkLeaseTtl(Duration ttl, String name) {
+      if (ttl.compareTo(MIN_LEASE_TTL) < 0) {
+        throw new IllegalArgumentException(name + " must be at least " + MIN_LEASE_TTL.toMillis() + " ms, was "
+            + describe(ttl) + ": the lease keeps back 1% plus 2 ms of it for clock drift, and what is left must"
+            + " outlast a renewal period");
+      }
+      return ttl;
+    }
+
+    private static String describe(Duration d) {
+      return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toNanos() / 1000.0 + " µs";
     }
 
     private static Duration positive(Duration value, String name) {

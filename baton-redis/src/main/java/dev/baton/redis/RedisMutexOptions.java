@@ -28,16 +28,28 @@ import java.util.Objects;
  * should the counter be lost: a grant that finds the counter ahead already reserves fewer, and its
  * holder hands over fewer times in a row.
  *
+ * <p><b>Lease time</b> (Redisson's {@code lock(leaseTime, unit)}): with {@link #withLeaseTime} each
+ * acquisition of the mutex holds the lock for that long from its grant and is <em>not</em> renewed:
+ * Redis frees the lock then even if the holder hangs or forgets to release. The lease reads {@code
+ * validUntil()} = grant + lease time less the drift margin (1% plus 2 ms) and turns {@code LOST} at that
+ * moment, on the client's own timer; close it before, or fence the work with its token. Without it
+ * (the default) the lock lives by the client's {@link RedisBaton.Builder#leaseTtl lease TTL}, renewed
+ * while held. On a dropped connection such a lease turns {@code SUSPECT}, and {@code HELD} again when a
+ * check after reconnection finds the key still its own (the check does not extend it).
+ *
  * @param layout the key layout; {@link RedisLockLayout#PLAIN} by default
  * @param replicaAcks how many replicas must acknowledge each grant; 0 (the default) waits for none
  * @param replicaTimeout how long to wait for them
  * @param localHandOvers the most local hand-overs in a row; 0 (the default) turns local hand-over off
+ * @param leaseTime how long each acquisition holds the lock, not renewed; {@code null} (the default):
+ *     the client's lease TTL, renewed while held
  */
-public record RedisMutexOptions(RedisLockLayout layout, int replicaAcks, Duration replicaTimeout, int localHandOvers) {
+public record RedisMutexOptions(RedisLockLayout layout, int replicaAcks, Duration replicaTimeout, int localHandOvers,
+    Duration leaseTime) {
   /** Local hand-overs in a row are capped, so one grant's reserved tokens stay few. */
   public static final int MAX_LOCAL_HAND_OVERS = 4095;
   private static final RedisMutexOptions DEFAULTS =
-      new RedisMutexOptions(RedisLockLayout.PLAIN, 0, Duration.ofSeconds(1), 0);
+      new RedisMutexOptions(RedisLockLayout.PLAIN, 0, Duration.ofSeconds(1), 0, null);
 
   public RedisMutexOptions {
     if (localHandOvers < 0 || localHandOvers > MAX_LOCAL_HAND_OVERS) {
@@ -53,6 +65,14 @@ public record RedisMutexOptions(RedisLockLayout layout, int replicaAcks, Duratio
       throw new IllegalArgumentException("replicaTimeout must be positive (WAIT's 0 would wait"
           + " for ever), was " + replicaTimeout);
     }
+    if (leaseTime != null) {
+      RedisBaton.Builder.checkLeaseTtl(leaseTime, "leaseTime");
+    }
+  }
+
+  /** Options with the client's lease TTL, renewed while held. */
+  public RedisMutexOptions(RedisLockLayout layout, int replicaAcks, Duration replicaTimeout, int localHandOvers) {
+    this(layout, replicaAcks, replicaTimeout, localHandOvers, null);
   }
 
   /** The plain layout, no replica acknowledgements. */
@@ -62,16 +82,32 @@ public record RedisMutexOptions(RedisLockLayout layout, int replicaAcks, Duratio
 
   /** These options with {@code layout}. */
   public RedisMutexOptions withLayout(RedisLockLayout layout) {
-    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, localHandOvers);
+    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, localHandOvers, leaseTime);
   }
 
   /** These options, with local hand-over of at most {@code maxInARow} in a row (0: off). */
   public RedisMutexOptions withLocalHandOver(int maxInARow) {
-    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, maxInARow);
+    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, maxInARow, leaseTime);
   }
 
   /** These options, waiting for {@code replicas} acknowledgements of each grant, at most {@code timeout}. */
   public RedisMutexOptions withReplicaAcks(int replicas, Duration timeout) {
-    return new RedisMutexOptions(layout, replicas, timeout, localHandOvers);
+    return new RedisMutexOptions(layout, replicas, timeout, localHandOvers, leaseTime);
+  }
+
+  /**
+   * These options, each acquisition holding the lock for {@code leaseTime} from its grant without
+   * renewal (Redisson's {@code lock(leaseTime, unit)}); see the class's documentation.
+   *
+   * @throws IllegalArgumentException if {@code leaseTime} is shorter than {@link RedisBaton#MIN_LEASE_TTL}, naming it
+   */
+  public RedisMutexOptions withLeaseTime(Duration leaseTime) {
+    java.util.Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, localHandOvers, leaseTime);
+  }
+
+  /** These options with the client's lease TTL, renewed while held (the default). */
+  public RedisMutexOptions withRenewedLease() {
+    return new RedisMutexOptions(layout, replicaAcks, replicaTimeout, localHandOvers, null);
   }
 }

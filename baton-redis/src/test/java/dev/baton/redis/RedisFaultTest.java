@@ -81,9 +81,36 @@ class RedisFaultTest extends RedisTestSupport {
   void aKeyOfAnotherKind_underTheFencingCountersName_isReportedAndKept() {
     raw().hset("baton_lock_token:{counted}", "field", "1");
     Mutex mutex = client().mutex("counted");
-    assertThatThrownBy(() -> mutex.acquire(Duration.ofSeconds(1))).hasMessageContaining("WRONGTYPE");
+    assertThatThrownBy(() -> mutex.acquire(Duration.ofSeconds(1))).hasMessageContaining("WRONGTYPE")
+        .hasMessageContaining("fencing counter baton_lock_token:{counted} holds a hash")
+        .hasMessageNotContaining("RedisLockLayout");
     assertThat(raw().hget("baton_lock_token:{counted}", "field")).isEqualTo("1");
     assertThat(raw().exists("counted")).isZero();
+  }
+
+  @Test
+  void aFencingCounterHoldingANonNumber_isRefusedNamingIt_andKept() {
+    raw().set("baton_lock_token:{nan}", "not-a-token");
+    Mutex mutex = client().mutex("nan");
+    assertThatThrownBy(() -> mutex.acquire(Duration.ofSeconds(1)))
+        .hasMessageContaining("fencing counter baton_lock_token:{nan} holds \"not-a-token\", not a number");
+    assertThat(raw().get("baton_lock_token:{nan}")).isEqualTo("not-a-token"); // not read as 0 and overwritten
+    assertThat(raw().exists("nan")).isZero();
+    assertThatThrownBy(() -> mutex.tryAcquire(Duration.ZERO)).hasMessageContaining("baton_lock_token:{nan}");
+    assertThat(raw().get("baton_lock_token:{nan}")).isEqualTo("not-a-token");
+  }
+
+  @Test
+  void aLeaseTtlUnderTheFloor_isRefusedNamingTheFloor() {
+    assertThatThrownBy(() -> RedisBaton.builder().leaseTtl(Duration.ofMillis(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("leaseTtl must be at least 10 ms, was 1 ms");
+    assertThatThrownBy(() -> RedisBaton.builder().leaseTtl(Duration.ofNanos(3)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 10 ms");
+    assertThatThrownBy(() -> RedisBaton.builder().leaseTtl(RedisBaton.MIN_LEASE_TTL.minusNanos(1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 10 ms");
+    RedisBaton atTheFloor = client(RedisBaton.builder().uri(redis.uri()).leaseTtl(RedisBaton.MIN_LEASE_TTL));
+    assertThat(atTheFloor.backend()).isEqualTo("redis");
   }
 
   @Test

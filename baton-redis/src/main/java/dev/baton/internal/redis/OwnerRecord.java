@@ -12,7 +12,7 @@ import java.time.Instant;
  * the acquire script) the lock's value. Values written by others (a hand-written lock's owner
  * string, a Redisson hash field) are shown as they are, in {@link LockOwner#host()}.
  */
-final class OwnerRecord {
+public final class OwnerRecord {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonStringEncoder QUOTE = JsonStringEncoder.getInstance();
   /** As on ZooKeeper: a thread name does not make a lock's value unbounded. */
@@ -21,7 +21,7 @@ final class OwnerRecord {
   private OwnerRecord() {}
 
   /** {@code {"id":..,"host":..,"pid":..,"start":..,"thread":..}}; ends with '}', as the scripts expect. */
-  static String member(String id, String host, long pid, long start, String thread) {
+  public static String member(String id, String host, long pid, long start, String thread) {
     // Written by hand rather than through a tree: one is made for every acquisition.
     StringBuilder json = new StringBuilder(160 + id.length() + host.length() + thread.length());
     json.append("{\"id\":\"");
@@ -34,7 +34,7 @@ final class OwnerRecord {
   }
 
   /** The owner a lock value or queue entry names; {@code at} is used when the record has no grant time. */
-  static LockOwner parse(String raw, Instant at) {
+  public static LockOwner parse(String raw, Instant at) {
     JsonNode node = readOrNull(raw);
     if (node == null || !node.hasNonNull("id")) {
       return new LockOwner(raw, 0, raw, 0, "", 0, at, false);
@@ -45,7 +45,7 @@ final class OwnerRecord {
   }
 
   /** The token the acquire script put in a value, 0 if it has none. */
-  static long token(String value) {
+  public static long token(String value) {
     JsonNode node = readOrNull(value);
     return node == null ? 0 : node.path("token").asLong(0);
   }

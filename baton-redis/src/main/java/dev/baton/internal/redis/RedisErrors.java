@@ -11,10 +11,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** Lettuce's failures as Baton's exceptions, naming the server and the lock. */
-final class RedisErrors {
+public final class RedisErrors {
   private RedisErrors() {}
 
-  static Throwable unwrap(Throwable error) {
+  public static Throwable unwrap(Throwable error) {
     Throwable e = error;
     while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
       e = e.getCause();
@@ -23,7 +23,7 @@ final class RedisErrors {
   }
 
   /** Whether trying again later may succeed: the server did not answer, or the connection is down. */
-  static boolean isTransient(Throwable error) {
+  public static boolean isTransient(Throwable error) {
     Throwable e = unwrap(error);
     if (e instanceof RedisCommandExecutionException) {
       String message = String.valueOf(e.getMessage());
@@ -36,7 +36,7 @@ final class RedisErrors {
         || e instanceof IOException || e instanceof RedisException;
   }
 
-  static RuntimeException translate(Throwable error, String address, String what) {
+  public static RuntimeException translate(Throwable error, String address, String what) {
     Throwable e = unwrap(error);
     if (e instanceof BatonException be) {
       return be;
@@ -47,7 +47,9 @@ final class RedisErrors {
     }
     if (e instanceof RedisCommandExecutionException) {
       String message = String.valueOf(e.getMessage());
-      String hint = message.contains("WRONGTYPE")
+      // A script that names the wrong key itself (the fencing counter) needs no guess about the layout.
+      String hint = message.contains("fencing counter") ? ""
+          : message.contains("WRONGTYPE")
           ? "; the key holds another kind of value: is it used by something else, or locked in the other layout (RedisLockLayout)?"
           : message.contains("can't run this command") || message.contains("NOPERM")
               ? "; the ACL user needs +@read +@write +@scripting +@pubsub +@connection +time +wait on the lock's keys and channels"

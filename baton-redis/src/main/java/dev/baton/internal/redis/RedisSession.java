@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Redis client's connections ({@link RedisLink}: one server, or a cluster) and what every lock
- * of it shares: the command connection (Lettuce pipelines every thread's commands on it), the
+ * of it shares, whichever recipe it is (the recipes, in packages of their own, register here through
+ * {@link Held}, {@link Waiter} and {@link LocalQueue}, so this layer knows none of them): the command connection (Lettuce pipelines every thread's commands on it), the
  * pub/sub connection for release notices, a timer
  * for renewals and re-checks, an executor for listeners and async results, and the leases and
  * waiters that {@link #close()} ends.
@@ -61,10 +62,10 @@ public final class RedisSession {
   // The scripts' arguments in the form they travel, made once rather than on every attempt.
   private final String leaseTtlArg;
   private final String waiterLeaseArg;
-  private final Set<RedisHold> holds = ConcurrentHashMap.newKeySet();
-  private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
+  private final Set<Held> holds = ConcurrentHashMap.newKeySet();
+  private final Set<Waiter> waiting = ConcurrentHashMap.newKeySet();
   /** Weakly: a cohort lives as long as its mutex object, which the user may drop at any time. */
-  private final Set<LocalCohort> cohorts = java.util.Collections.synchronizedSet(
+  private final Set<LocalQueue> cohorts = java.util.Collections.synchronizedSet(
       java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
   private volatile boolean closed;
 
@@ -144,92 +145,124 @@ public final class RedisSession {
     }
   }
 
-  ClientClosedException closedException() {
+  public ClientClosedException closedException() {
     return new ClientClosedException("Redis at " + link.address());
   }
 
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed;
   }
 
-  RedisSettings settings() {
+  public RedisSettings settings() {
     return settings;
   }
 
   /** The commands every lock shares; see {@link RedisLink#commands()}. */
-  RedisClusterAsyncCommands<String, String> commands() {
+  public RedisClusterAsyncCommands<String, String> commands() {
     return link.commands();
   }
 
   /** Runs {@code work} where a lock that waits for replicas sends its commands; see {@link RedisLink#replicated}. */
-  <T> CompletableFuture<T> replicated(String key,
+  public <T> CompletableFuture<T> replicated(String key,
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> work) {
     return link.replicated(key, work);
   }
 
   /** Gets ready for {@link #replicated} on the caller's thread. */
-  void prepareReplicated(String key) {
+  public void prepareReplicated(String key) {
     link.prepareReplicated(key);
   }
 
   /** @throws IllegalArgumentException if the deployment cannot serve {@code keys} in one script */
-  void checkOneSlot(String name, String[] keys) {
+  public void checkOneSlot(String name, String[] keys) {
     link.checkOneSlot(name, keys);
   }
 
-  ReleaseNotices notices() {
+  public ReleaseNotices notices() {
     return notices;
   }
 
-  ScheduledExecutorService timer() {
+  public ScheduledExecutorService timer() {
     return timer;
   }
 
-  ExecutorService events() {
+  public ExecutorService events() {
     return events;
   }
 
   /** The lease TTL in milliseconds, as the scripts take it. */
-  String leaseTtlArg() {
+  public String leaseTtlArg() {
     return leaseTtlArg;
   }
 
   /** The waiter lease in milliseconds, as the acquire script takes it. */
-  String waiterLeaseArg() {
+  public String waiterLeaseArg() {
     return waiterLeaseArg;
   }
 
   /** A new owner id for one acquisition: {@code <client id>:<sequence>}. */
-  String nextOwnerId() {
+  public String nextOwnerId() {
     return clientId + ":" + sequence.incrementAndGet();
   }
 
-  String member(String ownerId, Thread thread) {
+  public String member(String ownerId, Thread thread) {
     return OwnerRecord.member(ownerId, host, pid, processStart, ThreadLabels.of(thread));
   }
 
-  void register(RedisHold hold) {
+  public void register(Held hold) {
     holds.add(hold);
   }
 
-  void unregister(RedisHold hold) {
+  public void unregister(Held hold) {
     holds.remove(hold);
   }
 
-  void register(LocalCohort cohort) {
+  public void register(LocalQueue cohort) {
     cohorts.add(cohort);
   }
 
-  void register(Acquisition acquisition) {
+  public void register(Waiter acquisition) {
     waiting.add(acquisition);
   }
 
-  void unregister(Acquisition acquisition) {
+  public void unregister(Waiter acquisition) {
     waiting.remove(acquisition);
   }
 
+  /** A lock this client holds, whichever recipe's: told when the connection drops, renewed when it is back, released on close. */
+  public interface Held {
+    /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */
+    void connectionLost();
+
+    /** The connection is back: renew now rather than at the next period. */
+    void renewSoon();
+
+    /** Releases as the client closes; the future completes once the server answered (or gave up). */
+    CompletableFuture<?> releaseOnClose();
+  }
+
+  /** A waiter of any recipe: woken by its release notices and when the connection is back, failed on close. */
+  public interface Waiter {
+    /** Its order among this client's waiters: the first of a lock is woken by a notice that names nobody. */
+    long sequence();
+
+    /** Its queue entry, as a notice that names a waiter names it. */
+    String member();
+
+    /** A release notice, a reconnection or the timer: try now. */
+    void wake();
+
+    /** Ends the wait with {@code error} (timeout, interrupt, cancel, close) if it has not ended. */
+    void giveUp(Throwable error);
+  }
+
+  /** Threads of this client queued inside it (a local cohort): failed on close. */
+  public interface LocalQueue {
+    void failAll(Throwable error);
+  }
+
   /** A task {@link #later} holds until it is due. */
-  interface Pending {
+  public interface Pending {
     /** Stops the task if it has not started; it may still run if it has. */
     void cancel();
   }
@@ -242,7 +275,7 @@ public final class RedisSession {
    * lock is every grant (its renewal, cancelled by the release), a tenth of the lock's cycle as
    * measured. Shorter delays, where a tick would matter, keep the exact timer.
    */
-  Pending later(Runnable task, long delayNanos) {
+  public Pending later(Runnable task, long delayNanos) {
     if (closed) {
       return null;
     }
@@ -265,7 +298,7 @@ public final class RedisSession {
    * the future completes once it succeeded, failed for good, or stopped being worth it. For the
    * clean-up commands (a release, a withdrawal) whose loss would leave a key to its TTL.
    */
-  CompletableFuture<Void> sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
+  public CompletableFuture<Void> sendUntilDone(java.util.function.Supplier<CompletableFuture<?>> command,
       java.util.function.LongSupplier worthItUntil) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     sendUntilDone(command, worthItUntil, done, 0);
@@ -286,7 +319,7 @@ public final class RedisSession {
   }
 
   /** Runs {@code task} on the timer unless the client is closed. */
-  void schedule(Runnable task, long delayMillis) {
+  public void schedule(Runnable task, long delayMillis) {
     if (!closed) {
       try {
         timer.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
@@ -304,16 +337,16 @@ public final class RedisSession {
       closed = true;
     }
     ClientClosedException error = closedException();
-    List<LocalCohort> localQueues;
+    List<LocalQueue> localQueues;
     synchronized (cohorts) {
       localQueues = List.copyOf(cohorts);
     }
     localQueues.forEach(cohort -> cohort.failAll(error));
-    for (Acquisition acquisition : List.copyOf(waiting)) {
+    for (Waiter acquisition : List.copyOf(waiting)) {
       acquisition.giveUp(error);
     }
     List<CompletableFuture<?>> releases = new ArrayList<>();
-    for (RedisHold hold : List.copyOf(holds)) {
+    for (Held hold : List.copyOf(holds)) {
       releases.add(hold.releaseOnClose());
     }
     try {
@@ -353,17 +386,17 @@ public final class RedisSession {
       }
       if (link.carriesCommands(channel)) {
         linkState.connected(channel);
-        holds.forEach(RedisHold::renewSoon);
+        holds.forEach(Held::renewSoon);
       }
       // Release notices sent while the connection was down are lost: look again.
-      waiting.forEach(Acquisition::wake);
+      waiting.forEach(Waiter::wake);
     }
 
     @Override
     public void onRedisDisconnected(RedisChannelHandler<?, ?> channel) {
       if (link.carriesCommands(channel) && !closed) {
         linkState.disconnected(channel);
-        holds.forEach(RedisHold::connectionLost);
+        holds.forEach(Held::connectionLost);
       }
     }
   }

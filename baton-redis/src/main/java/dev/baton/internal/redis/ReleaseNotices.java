@@ -15,13 +15,14 @@ import java.util.concurrent.TimeUnit;
  * subscribed while it has any. A notice that names a waiter (the plain layout publishes the first
  * in line) wakes that waiter if it is one of ours and nobody else; a notice that names none
  * (Redisson's {@code 0}) wakes this client's first waiter of the lock, so each release costs one
- * attempt per client, not one per waiter.
+ * attempt per client, not one per waiter; Redisson's {@code 1} (a read-write lock's release) wakes
+ * every waiter of this client on the channel, since several readers may come in at once.
  *
  * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
  * needs no second attempt to close the gap between the two.
  */
-final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
+public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final Map<String, Listeners> channels = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
@@ -38,7 +39,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * Listens for {@code waiter} if {@code channel} is subscribed already, and says whether it did: a
    * waiter that joins before its first attempt hears every release after it.
    */
-  synchronized boolean joinIfSubscribed(String channel, Acquisition waiter) {
+  public synchronized boolean joinIfSubscribed(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.get(channel);
     if (listeners == null || !listeners.subscribed.isDone() || listeners.subscribed.isCompletedExceptionally()) {
       return false;
@@ -48,7 +49,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
   }
 
   /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
-  synchronized CompletableFuture<Void> join(String channel, Acquisition waiter) {
+  public synchronized CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
         connection.async().subscribe(c).toCompletableFuture()));
     listeners.bySequence.put(waiter.sequence(), waiter);
@@ -57,7 +58,7 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     return listeners.subscribed;
   }
 
-  synchronized void leave(String channel, Acquisition waiter) {
+  public synchronized void leave(String channel, RedisSession.Waiter waiter) {
     Listeners listeners = channels.get(channel);
     if (listeners == null) {
       return;
@@ -106,11 +107,17 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     if (listeners == null) {
       return;
     }
-    Acquisition target;
+    if (message.equals("1")) {
+      // Redisson's READ_UNLOCK_MESSAGE, which a read-write lock's release sends: the lock may now
+      // take several readers at once, so every waiter of this client tries (Redisson wakes all of its own too).
+      listeners.bySequence.values().forEach(RedisSession.Waiter::wake);
+      return;
+    }
+    RedisSession.Waiter target;
     if (message.startsWith("{")) {
       target = listeners.byMember.get(message); // another client's waiter is first: not ours to wake
     } else {
-      Map.Entry<Long, Acquisition> first = listeners.bySequence.firstEntry();
+      Map.Entry<Long, RedisSession.Waiter> first = listeners.bySequence.firstEntry();
       target = first == null ? null : first.getValue();
     }
     if (target != null) {
@@ -120,8 +127,8 @@ final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
 
   private static final class Listeners {
     final CompletableFuture<Void> subscribed;
-    final ConcurrentSkipListMap<Long, Acquisition> bySequence = new ConcurrentSkipListMap<>();
-    final Map<String, Acquisition> byMember = new ConcurrentHashMap<>();
+    final ConcurrentSkipListMap<Long, RedisSession.Waiter> bySequence = new ConcurrentSkipListMap<>();
+    final Map<String, RedisSession.Waiter> byMember = new ConcurrentHashMap<>();
     volatile long lastUsed;
     boolean idleCheckPending; // guarded by the ReleaseNotices
 

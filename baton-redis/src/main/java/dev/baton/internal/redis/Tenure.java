@@ -11,13 +11,13 @@ import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
- * One holder's time with a Redis lock: its fencing token and its reentrant levels. Without local
- * hand-over a hold has one tenure; with it, a hold serves several in turn, each with the next
- * token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED,
+ * One holder's time with a Redis lock (any recipe's {@link LeaseHold}): its fencing token and its
+ * reentrant levels. Without local hand-over a hold has one tenure; with it (the mutex), a hold serves
+ * several in turn, each with the next token. The tenure's leases follow the hold's state until the tenure ends, then read RELEASED,
  * tell their listeners so, and hear nothing more.
  */
-final class Tenure implements Holding {
-  private final RedisHold hold;
+public final class Tenure implements Holding {
+  private final LeaseHold hold;
   private final long token;
   private final Runnable onEnd;
   private final List<Object> registrations = new ArrayList<>(); // guarded by this
@@ -25,7 +25,7 @@ final class Tenure implements Holding {
   private int levels = 1; // guarded by this
 
   /** {@code onEnd} runs once, when the last level is closed. */
-  Tenure(RedisHold hold, long token, Runnable onEnd) {
+  public Tenure(LeaseHold hold, long token, Runnable onEnd) {
     this.hold = hold;
     this.token = token;
     this.onEnd = onEnd;
@@ -41,11 +41,11 @@ final class Tenure implements Holding {
     return token;
   }
 
-  RedisHold hold() {
+  public LeaseHold hold() {
     return hold;
   }
 
-  synchronized boolean ended() {
+  public synchronized boolean ended() {
     return levels == 0;
   }
 
@@ -60,7 +60,7 @@ final class Tenure implements Holding {
   }
 
   /** One more reentrant level, unless the tenure has ended. */
-  synchronized boolean enter() {
+  public synchronized boolean enter() {
     if (levels == 0) {
       return false;
     }
@@ -68,12 +68,12 @@ final class Tenure implements Holding {
     return true;
   }
 
-  Lease newLease() {
+  public Lease newLease() {
     return new TenureLease(this);
   }
 
   /** Whether {@code lease} was handed over inside the client (local hand-over) rather than granted by Redis. */
-  static boolean handedOver(Lease lease) {
+  public static boolean handedOver(Lease lease) {
     return lease instanceof TenureLease level && level.tenure().token != level.tenure().hold.token();
   }
 
@@ -107,7 +107,7 @@ final class Tenure implements Holding {
   }
 
   /** Runs {@code action} when the tenure ends (not if it has ended already). */
-  void whenEnded(Runnable action) {
+  public void whenEnded(Runnable action) {
     endActions.add(action);
   }
 

@@ -14,29 +14,32 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The lock's Lua scripts (resources beside this class), sent by digest; a server that does not know
- * a script (new, restarted, or its cache flushed) gets its text once more. Each script takes all of
- * one lock's keys, which share a hash tag, so in a cluster it runs on the master of their slot.
+ * One Lua script of a recipe (a resource beside the recipe's classes), sent by digest; a server that
+ * does not know it (new, restarted, or its cache flushed) gets its text once more. Each recipe's
+ * scripts take all of one lock's keys, which share a hash tag, so in a cluster a script runs on the
+ * master of their slot.
  */
-enum LockScripts {
-  ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
-  RELEASE("release.lua", ScriptOutputType.INTEGER),
-  RENEW("renew.lua", ScriptOutputType.INTEGER),
-  WITHDRAW("withdraw.lua", ScriptOutputType.INTEGER),
-  WAITERS("waiters.lua", ScriptOutputType.MULTI);
-
+public final class RedisScript {
+  private final String name;
   private final String text;
   private final String sha;
   private final ScriptOutputType output;
 
-  LockScripts(String resource, ScriptOutputType output) {
-    this.text = read(resource);
+  private RedisScript(String name, String text, ScriptOutputType output) {
+    this.name = name;
+    this.text = text;
     this.sha = sha1(text);
     this.output = output;
   }
 
+  /** The script in {@code resource}, read from beside {@code owner} (the recipe's class). */
+  public static RedisScript load(Class<?> owner, String resource, ScriptOutputType output) {
+    return new RedisScript(resource, read(owner, resource), output);
+  }
+
   /** Runs the script with {@code keys} and {@code args}; the future fails as the command did. */
-  <T> CompletableFuture<T> run(RedisClusterAsyncCommands<String, String> commands, String[] keys, String... args) {
+  public <T> CompletableFuture<T> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
+      String... args) {
     CompletableFuture<T> bySha = commands.<T>evalsha(sha, output, keys, args).toCompletableFuture();
     return bySha.exceptionallyCompose(error -> {
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -47,8 +50,13 @@ enum LockScripts {
     });
   }
 
-  private static String read(String resource) {
-    try (InputStream in = LockScripts.class.getResourceAsStream(resource)) {
+  @Override
+  public String toString() {
+    return name;
+  }
+
+  private static String read(Class<?> owner, String resource) {
+    try (InputStream in = owner.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException("The script " + resource + " is missing from baton-redis's jar");
       }

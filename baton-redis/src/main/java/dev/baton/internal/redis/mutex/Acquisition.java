@@ -1,5 +1,7 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
+import dev.baton.internal.redis.RedisErrors;
+import dev.baton.internal.redis.RedisSession;
 import dev.baton.lock.AcquireTimeoutException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * to expire (if it is first in line) and every third of the waiter lease (which also keeps its
  * place). At most one attempt is in flight; a wake-up during one runs another after it.
  */
-final class Acquisition {
+final class Acquisition implements RedisSession.Waiter {
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
   private final RedisLockMutex mutex;
@@ -43,11 +45,13 @@ final class Acquisition {
     this.queue = queue;
   }
 
-  long sequence() {
+  @Override
+  public long sequence() {
     return sequence;
   }
 
-  String member() {
+  @Override
+  public String member() {
     return member;
   }
 
@@ -79,12 +83,14 @@ final class Acquisition {
   }
 
   /** A release notice, a reconnection or the timer: try now. */
-  void wake() {
+  @Override
+  public void wake() {
     attempt();
   }
 
   /** Ends the acquisition with {@code error} (timeout, interrupt, cancel, close) if it has not ended. */
-  void giveUp(Throwable error) {
+  @Override
+  public void giveUp(Throwable error) {
     result.completeExceptionally(error);
   }
 
@@ -101,7 +107,7 @@ final class Acquisition {
       return;
     }
     long sentAt = System.nanoTime();
-    mutex.scripts(LockScripts.ACQUIRE, member, session.leaseTtlArg(), queue ? "queue" : "try",
+    mutex.scripts(LockScripts.ACQUIRE, member, mutex.leaseTtlArg(), queue ? "queue" : "try",
             session.waiterLeaseArg(), mutex.keys().layoutArg(), ownerId, mutex.tokensPerGrantArg())
         .whenComplete((reply, error) -> onReply((List<?>) reply, error, sentAt));
   }

@@ -1,9 +1,10 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.BatonInterruptedException;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.AcquireTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
+import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.LeaseState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,7 +24,7 @@ import java.util.function.Supplier;
  * <p>State is guarded by {@code this}. Futures are completed outside the monitor, so a caller's
  * callback never runs while it is held.
  */
-final class LocalCohort {
+final class LocalCohort implements RedisSession.LocalQueue {
   private final RedisLockMutex mutex;
   private final RedisSession session;
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
@@ -79,7 +81,8 @@ final class LocalCohort {
   }
 
   /** Fails every waiter (the client closes). */
-  void failAll(Throwable error) {
+  @Override
+  public void failAll(Throwable error) {
     List<LocalWaiter> failed;
     synchronized (this) {
       failed = new ArrayList<>(waiting);

@@ -1,7 +1,11 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.SessionLostException;
+import dev.baton.internal.redis.OwnerRecord;
+import dev.baton.internal.redis.RedisErrors;
+import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
@@ -30,6 +34,7 @@ import java.util.concurrent.TimeoutException;
  * holds one key per holder), FIFO among Baton's waiters through the lock's queue in Redis.
  */
 public final class RedisLockMutex implements Mutex {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisLockMutex.class);
   /** Longer names are refused: the name travels in every command, in several keys. */
   static final int MAX_NAME_BYTES = 1024;
 
@@ -40,6 +45,9 @@ public final class RedisLockMutex implements Mutex {
   private final Map<Thread, Tenure> heldByThread = new ConcurrentHashMap<>();
   private final LocalCohort cohort;
   private final String tokensPerGrantArg;
+  /** The lease's TTL: the options' lease time (not renewed) or the client's (renewed). */
+  private final java.time.Duration leaseTtl;
+  private final String leaseTtlArg;
 
   public RedisLockMutex(RedisSession session, String name, RedisMutexOptions options) {
     this.session = session;
@@ -47,6 +55,8 @@ public final class RedisLockMutex implements Mutex {
     this.options = Objects.requireNonNull(options, "options");
     this.tokensPerGrantArg = Integer.toString(options.localHandOvers() + 1);
     this.keys = new LockKeys(name, options.layout());
+    this.leaseTtl = options.leaseTime() != null ? options.leaseTime() : session.settings().leaseTtl();
+    this.leaseTtlArg = options.leaseTime() != null ? Long.toString(leaseTtl.toMillis()) : session.leaseTtlArg();
     session.checkOneSlot(name, keys.all());
     if (options.replicaAcks() > 0) {
       session.prepareReplicated(keys.lock()); // connects now, on the caller's thread, not later on an I/O thread
@@ -67,6 +77,21 @@ public final class RedisLockMutex implements Mutex {
   /** The local queue of this mutex's threads, {@code null} without local hand-over. */
   LocalCohort cohort() {
     return cohort;
+  }
+
+  /** How long a grant lives in Redis without renewal. */
+  java.time.Duration leaseTtl() {
+    return leaseTtl;
+  }
+
+  /** {@link #leaseTtl()} in milliseconds, as the scripts take it. */
+  String leaseTtlArg() {
+    return leaseTtlArg;
+  }
+
+  /** Whether holds are renewed while held: not with a fixed lease time per acquisition (Redisson's {@code lock(leaseTime)}). */
+  boolean renews() {
+    return options.leaseTime() == null;
   }
 
   /** The tokens each grant reserves (one per holder it may serve), as the acquire script takes it. */
@@ -322,6 +347,62 @@ public final class RedisLockMutex implements Mutex {
     Objects.requireNonNull(timeout, "timeout must not be null");
     if (timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+    }
+  }
+
+  /**
+   * Deletes the lock {@code name} whoever holds it (either layout, or Redisson's read-write lock) and
+   * wakes its waiters; the fencing counter stays, so the next token is larger. Logged at WARN with the
+   * holder it removed.
+   *
+   * @return whether there was a lock to delete
+   */
+  public static boolean forceUnlock(RedisSession session, String name) {
+    checkName(name);
+    String[] keys = {name, LockKeys.tagged("baton_lock_queue", name), LockKeys.tagged("baton_lock_channel", name),
+        LockKeys.tagged("baton_lock_holder", name), LockKeys.tagged("redisson_lock__channel", name),
+        LockKeys.tagged("redisson_rwlock", name)};
+    session.checkOneSlot(name, keys);
+    List<?> reply = readNow(session, LockScripts.FORCE_UNLOCK.run(session.commands(), keys), "forcing the release of " + name);
+    if (((Long) reply.get(0)) == 0L) {
+      log.info("Forced release of {}: it was not held", name);
+      return false;
+    }
+    log.warn("Forced the release of the lock {} on Redis at {}, held by {}: the next holder's fencing token is"
+        + " larger, and the old holder's lease turns LOST at its next renewal", name, session.address(), reply.get(1));
+    return true;
+  }
+
+  /**
+   * Whether a lock (of any layout, or Redisson's read-write lock) is held on {@code name}: one {@code
+   * TYPE} command.
+   *
+   * @throws dev.baton.BatonException if the key holds something other than a lock, naming it
+   */
+  public static boolean isLocked(RedisSession session, String name) {
+    checkName(name);
+    String kind = readNow(session, session.commands().type(name).toCompletableFuture(), "reading whether " + name + " is locked");
+    switch (kind) {
+      case "none":
+        return false;
+      case "string":
+      case "hash":
+        return true;
+      default:
+        throw new dev.baton.BatonException("The key " + name + " on Redis at " + session.address() + " holds a " + kind
+            + ", not a lock");
+    }
+  }
+
+  private static <T> T readNow(RedisSession session, CompletableFuture<T> reply, String what) {
+    session.checkOpen();
+    try {
+      return reply.get(session.settings().commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BatonInterruptedException("Interrupted while " + what, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw RedisErrors.translate(e instanceof ExecutionException ? e.getCause() : e, session.address(), what);
     }
   }
 

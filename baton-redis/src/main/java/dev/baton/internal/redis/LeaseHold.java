@@ -15,26 +15,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lock this client holds in Redis, for one holder's {@link Tenure} or, with local hand-over, for
- * several in turn. It renews the
- * key's TTL every renewal period and judges the lease by what it hears back: a renewal that
- * fails makes it {@code SUSPECT}, one that finds the key gone or someone else's makes it {@code
+ * A lease this client holds in Redis, whichever recipe granted it (a mutex's key, a read-write lock's
+ * hash field, a semaphore's permit). It renews the grant every renewal period (or, for a fixed lease
+ * time, only checks it after a reconnection) and judges the lease by what it hears back: a renewal
+ * that fails makes it {@code SUSPECT}, one that finds the grant gone or someone else's makes it {@code
  * LOST}, and so does reaching {@link #validUntilNanos()} (the start of the last renewal that
- * succeeded, plus the TTL, less the drift margin) without another. The release deletes the key
- * only if it still holds this holder's value.
+ * succeeded, plus the TTL, less the drift margin) without another. The recipe says how to renew and
+ * release ({@link #renewCommand}, {@link #releaseCommand}); the release runs once, and is sent again
+ * after transient failures while the grant could still be alive.
  */
-final class RedisHold {
-  private static final Logger log = LoggerFactory.getLogger(RedisHold.class);
+public abstract class LeaseHold implements RedisSession.Held {
+  private static final Logger log = LoggerFactory.getLogger(LeaseHold.class);
 
-  private final RedisLockMutex mutex;
   private final RedisSession session;
-  private final String ownerId;
-  private final String value;
+  private final String path;
   private final long token;
-  /** The last token the grant reserved: local hand-over may hand out up to it. */
-  private final long reservedEnd;
-  /** The last token handed out; the release gives the rest of the reservation back. */
-  private volatile long usedEnd;
   private final long ttlNanos;
   private final long validNanos;
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
@@ -46,22 +41,40 @@ final class RedisHold {
   private boolean released; // guarded by this
   private volatile long lastRenewedAt;
   private final long periodNanos;
+  /** False for a fixed lease time: the key expires at grant + TTL, and a renewal only checks it is still ours. */
+  private final boolean renews;
   private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
 
-  RedisHold(RedisLockMutex mutex, RedisSession session, String ownerId, String value, long token, long reserved,
+  /**
+   * A grant of {@code ttl} on {@code path} with {@code token}, sent at {@code grantedAt} (a {@link
+   * System#nanoTime()} reading: the lease counts from the request, not the reply); {@code renews}
+   * false for a fixed lease time.
+   */
+  protected LeaseHold(RedisSession session, String path, long token, java.time.Duration ttl, boolean renews,
       long grantedAt) {
-    this.mutex = mutex;
     this.session = session;
-    this.ownerId = ownerId;
-    this.value = value;
+    this.path = path;
     this.token = token;
-    this.reservedEnd = token + Math.max(1, reserved) - 1;
-    this.usedEnd = token;
-    this.ttlNanos = session.settings().leaseTtl().toNanos();
-    this.validNanos = ttlNanos - session.settings().driftMargin().toNanos();
+    this.ttlNanos = ttl.toNanos();
+    this.validNanos = ttlNanos - RedisSettings.driftMargin(ttl).toNanos();
+    this.renews = renews;
     this.periodNanos = session.settings().renewEvery().toNanos();
     this.lastRenewedAt = grantedAt;
+  }
+
+  /**
+   * Sends the recipe's renewal: extend the grant by the TTL ({@code extend}) or only check it is
+   * still this holder's; completes with 1 if it is, 0 if the grant is gone or someone else's.
+   */
+  protected abstract CompletableFuture<Long> renewCommand(boolean extend);
+
+  /** Sends the recipe's release: removes the grant if it is still this holder's. */
+  protected abstract CompletableFuture<?> releaseCommand();
+
+  /** The recipe's session. */
+  protected RedisSession session() {
+    return session;
   }
 
   /**
@@ -69,8 +82,16 @@ final class RedisHold {
    * sent, a period from now: the lease is valid well past it (the TTL is at least two periods),
    * and a lock released within its first period (most are) costs no exact timer at all.
    */
-  void start() {
+  public void start() {
     session.register(this);
+    if (!renews) {
+      // Nothing to renew: the lease ends at its validity, to the moment, unless released before.
+      scheduleExpiryCheck();
+      if (session.isClosed()) {
+        release();
+      }
+      return;
+    }
     if (!scheduleRenewal()) {
       release(); // the client closed while the grant was on its way
     }
@@ -91,43 +112,28 @@ final class RedisHold {
     }
   }
 
-  String path() {
-    return mutex.path();
+  public String path() {
+    return path;
   }
 
-  long token() {
+  /** The fencing token of the grant. */
+  public long token() {
     return token;
   }
 
-  String ownerId() {
-    return ownerId;
-  }
-
-  /** How many tokens the grant reserved, from {@link #token()} on: the most tenures this hold may serve. */
-  long reserved() {
-    return reservedEnd - token + 1;
-  }
-
-  /** Records that {@code handedOut}, one of the reserved tokens, was handed to a holder. */
-  void use(long handedOut) {
-    if (handedOut > usedEnd) {
-      usedEnd = handedOut;
-    }
-  }
-
   /** The state, LOST as soon as the lease's time is up, even if the expiry check has not run yet. */
-  LeaseState state() {
+  public LeaseState state() {
     checkExpiry();
     synchronized (this) {
       return state;
     }
   }
 
-  long validUntilNanos() {
+  public long validUntilNanos() {
     return lastRenewedAt + validNanos;
   }
 
-  Instant validUntil() {
+  public Instant validUntil() {
     synchronized (this) {
       if (state == LeaseState.LOST || state == LeaseState.RELEASED) {
         return Instant.now().minusNanos(1);
@@ -137,40 +143,42 @@ final class RedisHold {
   }
 
   /** Tells {@code listener} of every later change, until {@link #removeListener} is called with what this returns. */
-  Object addListener(Lease lease, LeaseListener listener, Executor executor) {
+  public Object addListener(Lease lease, LeaseListener listener, Executor executor) {
     Registered registered = new Registered(lease, listener, executor);
     listeners.add(registered);
     return registered;
   }
 
-  void removeListener(Object registration) {
+  public void removeListener(Object registration) {
     listeners.remove(registration);
   }
 
   /** Tells a listener that {@link #removeListener} took off that its lease was released: its last change. */
-  void tellReleased(Object registration) {
+  public void tellReleased(Object registration) {
     synchronized (this) {
       announcements.add(new Announcement(LeaseState.RELEASED, (Registered) registration));
     }
     announce();
   }
 
-  Executor defaultExecutor() {
+  public Executor defaultExecutor() {
     return session.events();
   }
 
   /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */
-  void connectionLost() {
+  @Override
+  public void connectionLost() {
     moveTo(LeaseState.SUSPECT, LeaseState.HELD);
   }
 
   /** The connection is back: renew now rather than at the next period. */
-  void renewSoon() {
+  @Override
+  public void renewSoon() {
     session.schedule(this::renew, 0);
   }
 
   /** Releases the lock in Redis (if it still holds this owner's value); idempotent. */
-  CompletableFuture<Void> release() {
+  public CompletableFuture<Void> release() {
     synchronized (this) {
       if (released) {
         return CompletableFuture.completedFuture(null);
@@ -182,18 +190,16 @@ final class RedisHold {
     session.unregister(this);
     // Sent for a lost lease too: the script deletes only a key that still holds our value. Worth
     // sending again while the key could still be ours; after that its TTL has freed it.
-    return session.sendUntilDone(
-        () -> mutex.scripts(LockScripts.RELEASE, value, mutex.keys().layoutArg(), ownerId, Long.toString(reservedEnd),
-            Long.toString(usedEnd)),
-        () -> lastRenewedAt + ttlNanos)
+    return session.sendUntilDone(this::releaseCommand, () -> lastRenewedAt + ttlNanos)
         .exceptionally(error -> {
-          log.debug("Could not release {}; it expires with its TTL", mutex.path(), error);
+          log.debug("Could not release {}; it expires with its TTL", path, error);
           return null;
         });
   }
 
   /** As {@link #release()}, when the client closes. */
-  CompletableFuture<Void> releaseOnClose() {
+  @Override
+  public CompletableFuture<Void> releaseOnClose() {
     return release();
   }
 
@@ -204,23 +210,25 @@ final class RedisHold {
     // Should this renewal (or the connection) fail, the lease is LOST when its time is up, to the nanosecond.
     scheduleExpiryCheck();
     long startedAt = System.nanoTime();
-    mutex.scripts(LockScripts.RENEW, value, session.leaseTtlArg(),
-            mutex.keys().layoutArg(), ownerId)
+    // A fixed lease time is checked, not extended: its grant expires when the lease said it would.
+    renewCommand(renews)
         .whenComplete((renewed, error) -> {
           renewing.set(false);
           if (error != null) {
-            log.debug("Renewing {} failed: {}", mutex.path(), error.toString());
+            log.debug("Renewing {} failed: {}", path, error.toString());
             moveTo(LeaseState.SUSPECT, LeaseState.HELD);
             checkExpiry();
-          } else if (((Long) renewed) == 1L) {
-            lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+          } else if (renewed != null && renewed == 1L) {
+            if (renews) {
+              lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+            }
             if (System.nanoTime() - validUntilNanos() < 0) {
               moveTo(LeaseState.HELD, LeaseState.SUSPECT);
             } else {
               checkExpiry();
             }
           } else {
-            log.info("The lock {} was lost: its key expired or another owner holds it", mutex.path());
+            log.info("The lock {} was lost: its key expired or another owner holds it", path);
             lose();
           }
         });
@@ -241,7 +249,7 @@ final class RedisHold {
 
   private void checkExpiry() {
     if (!isFinal() && System.nanoTime() - validUntilNanos() >= 0) {
-      log.info("The lock {} is presumed lost: no renewal succeeded before its TTL ran out", mutex.path());
+      log.info("The lock {} is presumed lost: no renewal succeeded before its TTL ran out", path);
       lose();
     }
   }
@@ -329,7 +337,7 @@ final class RedisHold {
 
   @Override
   public String toString() {
-    return mutex.path() + " owner " + ownerId + " token " + token + " " + state();
+    return path + " token " + token + " " + state();
   }
 
   private record Registered(Lease lease, LeaseListener listener, Executor executor) {

@@ -12,24 +12,47 @@ redis.replicate_commands()
 local member, ttl, mode, layout, id = ARGV[1], ARGV[2], ARGV[3], ARGV[5], ARGV[6]
 local prefix = string.sub(member, 1, -2) .. ',"token":'
 
+-- The fencing counter as a number, nil if there is none yet (raw: what MGET read, false for a key
+-- that is missing or of another kind; nil if not read yet). A key of another kind, or a string that is not a
+-- number, is somebody else's: refused, naming that key, and kept as it is; read as 0, it would be
+-- overwritten and the tokens of this lock would start again below those handed out before.
+local function counter(raw)
+  if raw == nil then raw = redis.call('MGET', KEYS[2])[1] end
+  if not raw then
+    local kind = redis.call('TYPE', KEYS[2])['ok']
+    if kind ~= 'none' then
+      return nil, redis.error_reply('WRONGTYPE the fencing counter ' .. KEYS[2] .. ' holds a ' .. kind
+        .. ', not a number: is the key used by something else? It was left as it is')
+    end
+    return nil
+  end
+  local n = tonumber(raw)
+  if not n then
+    return nil, redis.error_reply('ERR the fencing counter ' .. KEYS[2] .. ' holds "' .. string.sub(raw, 1, 40)
+      .. '", not a number: is the key used by something else? It was left as it is')
+  end
+  return n
+end
+
 -- An earlier attempt of this member was granted with its reply lost (a reset, a command timeout):
 -- it holds already. Its TTL ran from that grant, and the caller counts the lease from this
 -- attempt: the expiry starts again now, or the key could expire while the lease still reads valid.
 -- The token is nil when the Redisson layout's holder record is gone (evicted, deleted).
 local function grantedAgain(token, value)
-  local counter = tonumber(redis.call('GET', KEYS[2]))
+  local last, refused = counter(nil)
+  if refused then return refused end
   if not token then
     local t = redis.call('TIME')
-    token = math.max(counter or 0, tonumber(t[1]) * 1000000 + tonumber(t[2]))
+    token = math.max(last or 0, tonumber(t[1]) * 1000000 + tonumber(t[2]))
     value = string.format('%s%.0f,"at":%.0f}', prefix, token, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-    counter = nil
+    last = nil
   end
   redis.call('PEXPIRE', KEYS[1], ttl)
   if layout == 'redisson' then redis.call('SET', KEYS[5], value, 'PX', ttl) end
   -- The tokens reserved are up to the counter; a counter lost since is set again, so that the
   -- next grant's token is larger than this one.
-  if counter and counter >= token then
-    return {1, token, value, math.min(counter - token + 1, tonumber(ARGV[7]))}
+  if last and last >= token then
+    return {1, token, value, math.min(last - token + 1, tonumber(ARGV[7]))}
   end
   redis.call('SET', KEYS[2], string.format('%.0f', token))
   return {1, token, value, 1}
@@ -79,10 +102,11 @@ if not taken then
     -- The next token is the larger of the last one plus one and the server's clock in
     -- microseconds: tokens keep growing even after a restart without persistence lost the counter.
     local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
-    -- A counter MGET did not find may be missing (the lock's first grant) or of another kind: GET
-    -- refuses the latter rather than letting the SET below overwrite it.
-    if not last then last = redis.call('GET', KEYS[2]) end
-    local token = math.max((tonumber(last) or 0) + 1, clock)
+    -- A counter MGET did not find may be missing (the lock's first grant) or of another kind:
+    -- counter() refuses the latter, and a non-number, rather than letting the SET below overwrite it.
+    local lastToken, refused = counter(last)
+    if refused then return refused end
+    local token = math.max((lastToken or 0) + 1, clock)
     -- Reserved tokens may run ahead of the clock by one grant's worth at most, so that the clock,
     -- should the counter be lost, soon passes every token handed out (a counter already ahead,
     -- from grants faster than a microsecond each, gets fewer).

@@ -1,9 +1,12 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.RedisSettings;
+import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.LeaseState;
 import dev.baton.redis.RedisMutexOptions;
 import io.lettuce.core.RedisClient;

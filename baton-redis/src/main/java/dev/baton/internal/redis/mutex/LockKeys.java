@@ -1,4 +1,4 @@
-package dev.baton.internal.redis;
+package dev.baton.internal.redis.mutex;
 
 import dev.baton.redis.RedisLockLayout;
 
