@@ -1,0 +1,54 @@
+package dev.baton.testkit.contract;
+
+import dev.baton.Coordinator;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * What the conformance suite ({@code *Contract}) needs from a backend: a running server, clients
+ * whose link to it can be cut, and the backend's declarations. Each backend module implements it
+ * once (usually by extending {@link ContractBackendExtension}) and runs every contract class over
+ * it with a concrete {@code *ContractTest}.
+ */
+public interface ContractBackend {
+
+  /** The backend's name as {@link Coordinator#backend()} gives it: {@code zookeeper}, {@code redis}. */
+  String name();
+
+  /**
+   * The recipes this backend offers. Every other {@link Feature} is declared unsupported: the
+   * suite expects asking for it to throw {@link UnsupportedOperationException} naming the backend
+   * and the feature. Adding a feature here makes its contract run in full.
+   */
+  Set<Feature> features();
+
+  /**
+   * The cases of the contract this backend does not promise; the suite expects each one's declared
+   * outcome (see {@link Promise}). Empty for a backend that promises everything.
+   */
+  Set<Promise> notPromised();
+
+  /**
+   * A new client of the server, connected through a link of its own that {@link #cutLink} can
+   * cut, with a lease timeout of {@link #leaseTimeout()}. Closed by the fixture after the test.
+   */
+  Coordinator newClient();
+
+  /**
+   * How long a client whose link is cut keeps its leases on the server: the session timeout on
+   * ZooKeeper, the lease TTL on Redis. Short, so that expiry happens in test time.
+   */
+  Duration leaseTimeout();
+
+  /** Cuts {@code client}'s link to the server: open connections are closed, new ones refused. */
+  void cutLink(Coordinator client);
+
+  /** Lets {@code client} reach the server again. */
+  void restoreLink(Coordinator client);
+
+  /**
+   * Stops the server and starts it again on the same port, keeping what the backend's server keeps
+   * across a restart (as it is configured for the suite). Returns when the server serves again.
+   */
+  void restartServer();
+}
