@@ -58,8 +58,8 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
   }
 
   @Override
-  protected Coordinator connect(String hostAndPort) {
-    return Baton.builder().connectString(hostAndPort).sessionTimeout(SESSION_TIMEOUT)
+  protected Coordinator connect(String hostAndPort, Duration sessionTimeout) {
+    return Baton.builder().connectString(hostAndPort).sessionTimeout(sessionTimeout)
         .connectionTimeout(Duration.ofSeconds(10)).build();
   }
 

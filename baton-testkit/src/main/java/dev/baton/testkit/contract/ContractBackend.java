@@ -32,7 +32,17 @@ public interface ContractBackend {
    * A new client of the server, connected through a link of its own that {@link #cutLink} can
    * cut, with a lease timeout of {@link #leaseTimeout()}. Closed by the fixture after the test.
    */
-  Coordinator newClient();
+  default Coordinator newClient() {
+    return newClient(leaseTimeout());
+  }
+
+  /**
+   * As {@link #newClient()}, with a lease timeout of {@code leaseTimeout}: the cases that need a
+   * link to come back "in time" use a long one, since how much of the timeout a backend dares to
+   * vouch for once it hears nothing is its own (ZooKeeper's client: about a quarter of the session
+   * timeout after the last contact it can prove).
+   */
+  Coordinator newClient(Duration leaseTimeout);
 
   /**
    * How long a client whose link is cut keeps its leases on the server: the session timeout on

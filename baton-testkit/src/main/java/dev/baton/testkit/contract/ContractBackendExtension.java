@@ -3,6 +3,7 @@ package dev.baton.testkit.contract;
 import dev.baton.Coordinator;
 import dev.baton.testkit.FaultProxy;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -39,15 +40,15 @@ public abstract class ContractBackendExtension
   /** Where the server listens (its port stays the same across {@link #restartServer()}). */
   protected abstract InetSocketAddress serverAddress();
 
-  /** A client of the server at {@code hostAndPort} (a proxy's), with the suite's short lease timeout. */
-  protected abstract Coordinator connect(String hostAndPort);
+  /** A client of the server at {@code hostAndPort} (a proxy's), with a lease timeout of {@code leaseTimeout}. */
+  protected abstract Coordinator connect(String hostAndPort, Duration leaseTimeout);
 
   @Override
-  public final Coordinator newClient() {
+  public final Coordinator newClient(Duration leaseTimeout) {
     FaultProxy proxy = FaultProxy.start(serverAddress());
     Coordinator client;
     try {
-      client = connect(proxy.connectString());
+      client = connect(proxy.connectString(), leaseTimeout);
     } catch (RuntimeException | Error e) {
       proxy.close();
       throw e;

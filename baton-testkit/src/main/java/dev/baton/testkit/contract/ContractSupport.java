@@ -31,6 +31,9 @@ public abstract class ContractSupport {
   /** A short timeout for acquisitions expected to time out. */
   protected static final Duration SHORT = Duration.ofMillis(300);
 
+  /** The lease timeout of {@link #patientClient()}. */
+  protected static final Duration PATIENT = Duration.ofSeconds(20);
+
   private static final AtomicInteger NAMES = new AtomicInteger();
   private static final AtomicLong SEQUENCE = new AtomicLong();
   private String testName = "case";
@@ -55,6 +58,14 @@ public abstract class ContractSupport {
   /** A new client of the backend, closed after the test. */
   protected Coordinator client() {
     return backend().newClient();
+  }
+
+  /**
+   * A new client with a long lease timeout ({@link #PATIENT}), for cases where a link or a server
+   * comes back and the lease is expected to have survived it.
+   */
+  protected Coordinator patientClient() {
+    return backend().newClient(PATIENT);
   }
 
   /** A name no other case uses: {@code /contract/<case>-<n>/<what>}, valid on every backend. */

@@ -120,9 +120,10 @@ public abstract class ReadWriteLockContract extends ContractSupport {
       write.close();
       assertThat(read.get().state()).isEqualTo(LeaseState.HELD);
 
+      ReadWriteLock writer = client().readWriteLock(name);
       try (Lease otherRead = other.readLock().acquire(WAIT)) {
         assertThat(otherRead.isValid()).isTrue();
-        assertThat(other.writeLock().tryAcquire(Duration.ZERO)).as("a writer beside the downgraded reader").isEmpty();
+        assertThat(writer.writeLock().tryAcquire(Duration.ZERO)).as("a writer beside the downgraded reader").isEmpty();
       }
       read.get().close();
       try (Lease otherWrite = other.writeLock().acquire(WAIT)) {
