@@ -21,7 +21,7 @@ public abstract class BadInputContract extends ContractSupport {
   private static final Duration NEGATIVE = Duration.ofSeconds(-1);
 
   @Test
-  void emptyNullAndOversizedNames_areRefused() throws Exception {
+  public void emptyNullAndOversizedNames_areRefused() throws Exception {
     Coordinator client = client();
     Lease held = client.mutex(name("kept")).acquire(WAIT);
     assertThatThrownBy(() -> client.mutex("")).isInstanceOf(IllegalArgumentException.class);
@@ -42,7 +42,7 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
-  void negativeAndNullTimeouts_areRefused_zeroTriesOnce() throws Exception {
+  public void negativeAndNullTimeouts_areRefused_zeroTriesOnce() throws Exception {
     Coordinator client = client();
     Mutex mutex = client.mutex(name("timeouts"));
     assertRefused(() -> mutex.acquire(NEGATIVE), IllegalArgumentException.class);
@@ -80,7 +80,7 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
-  void multiLock_withNoLockOrOnePathTwice_isRefused() throws Exception {
+  public void multiLock_withNoLockOrOnePathTwice_isRefused() throws Exception {
     whereSupported(Feature.MULTI_LOCK, () -> {
       Coordinator client = client();
       String path = name("twice");
@@ -91,7 +91,7 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
-  void closedClient_refusesEveryRecipe_withClientClosedException() throws Exception {
+  public void closedClient_refusesEveryRecipe_withClientClosedException() throws Exception {
     Coordinator client = client();
     client.close();
     String name = name("closed");

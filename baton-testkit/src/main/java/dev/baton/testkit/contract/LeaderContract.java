@@ -61,22 +61,29 @@ public abstract class LeaderContract extends ContractSupport {
     }
   }
 
+  /**
+   * One leader at a time, each with a larger token than the one before, as the latches read it.
+   * (Listeners are not used to judge overlap here: a voluntary hand-over tells the old leader's
+   * listeners on its client's notice thread, which a busy machine can run after the next leader's
+   * client told its own; see the report of issue 36.)
+   */
   @Test
-  void latch_oneLeaderAtATime_acrossClients() throws Exception {
+  public void latch_oneLeaderAtATime_acrossClients_withGrowingTokens() throws Exception {
     whereSupported(Feature.LEADER_LATCH, () -> {
       String name = name("latch");
-      MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
-      Map<String, Long> when = new ConcurrentHashMap<>();
       List<LeaderLatch> latches = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         LeaderLatch latch = client().leaderLatch(name, "p" + i);
-        latch.addListener(new Recorder("p" + i, checker, when));
         latches.add(latch);
         latch.start();
       }
+      long previous = Long.MIN_VALUE;
       while (!latches.isEmpty()) {
         await().untilAsserted(() -> assertThat(latches.stream().filter(LeaderLatch::hasLeadership)).hasSize(1));
         LeaderLatch leader = latches.stream().filter(LeaderLatch::hasLeadership).findFirst().orElseThrow();
+        long token = leader.leadership().orElseThrow().fencingToken();
+        assertThat(token).as("the token of leader %s", leader.participantId()).isGreaterThan(previous);
+        previous = token;
         for (LeaderLatch latch : latches) {
           assertThat(latch.leaderId()).as("the leader as %s reads it", latch.participantId())
               .contains(leader.participantId());
@@ -84,13 +91,11 @@ public abstract class LeaderContract extends ContractSupport {
         leader.close();
         latches.remove(leader);
       }
-      assertThat(checker.sectionCount()).isEqualTo(3);
-      checker.assertNoViolations();
     });
   }
 
   @Test
-  void latch_deposedLeadersToken_isRefusedByFencedResource_andTheLossIsToldFirst() throws Exception {
+  public void latch_deposedLeadersToken_isRefusedByFencedResource_andTheLossIsToldFirst() throws Exception {
     whereSupported(Feature.LEADER_LATCH, () -> {
       String name = name("deposed");
       MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
@@ -130,11 +135,11 @@ public abstract class LeaderContract extends ContractSupport {
   }
 
   @Test
-  void selector_oneLeaderAtATime_acrossClients_withGrowingTokens() throws Exception {
+  public void selector_oneLeaderAtATime_acrossClients_withGrowingTokens() throws Exception {
     whereSupported(Feature.LEADER_SELECTOR, () -> {
       String name = name("selector");
+      // Judged by the tasks, which run only while leading: no two overlap, tokens grow.
       MutualExclusionChecker byTask = MutualExclusionChecker.exclusive();
-      MutualExclusionChecker byListener = MutualExclusionChecker.exclusive();
       AtomicInteger led = new AtomicInteger();
       List<LeaderSelector> selectors = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -145,19 +150,17 @@ public abstract class LeaderContract extends ContractSupport {
           section.exit();
           led.incrementAndGet();
         }).autoRequeue();
-        selector.addListener(new Recorder(who, byListener, new ConcurrentHashMap<>()));
         selectors.add(selector);
       }
       selectors.forEach(LeaderSelector::start);
       await().untilAsserted(() -> assertThat(led.get()).isGreaterThanOrEqualTo(9));
       selectors.forEach(LeaderSelector::close);
       byTask.assertNoViolations();
-      byListener.assertNoViolations();
     });
   }
 
   @Test
-  void selector_deposedByLinkLoss_isInterruptedAndToldBeforeTheNextLeads() throws Exception {
+  public void selector_deposedByLinkLoss_isInterruptedAndToldBeforeTheNextLeads() throws Exception {
     whereSupported(Feature.LEADER_SELECTOR, () -> {
       String name = name("selector-deposed");
       MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
@@ -201,6 +204,31 @@ public abstract class LeaderContract extends ContractSupport {
       assertThat(when.get("a interrupted")).as("the deposed leader's task interrupted before the next one runs")
           .isLessThan(when.get("b task"));
       checker.assertNoViolations();
+    });
+  }
+
+  @Test
+  public void latch_closingTheLeadershipLease_stepsDown_andTheNextLeads() throws Exception {
+    whereSupported(Feature.LEADER_LATCH, () -> {
+      String name = name("step-down");
+      LeaderLatch a = client().leaderLatch(name, "a");
+      a.start();
+      assertThat(a.await(WAIT)).isTrue();
+      LeaderLatch b = client().leaderLatch(name, "b");
+      b.start();
+      await().untilAsserted(() -> assertThat(a.participants()).containsExactly("a", "b"));
+      assertThat(b.await(java.time.Duration.ZERO)).as("await(ZERO) only looks").isFalse();
+
+      Lease leadership = a.leadership().orElseThrow();
+      leadership.close();
+      assertThat(b.await(WAIT)).isTrue();
+      assertThat(a.hasLeadership()).isFalse();
+      assertThat(b.leadership().orElseThrow().fencingToken()).isGreaterThan(leadership.fencingToken());
+      await().untilAsserted(() -> assertThat(b.participants()).as("the one who stepped down, at the back")
+          .containsExactly("b", "a"));
+      b.close();
+      assertThat(a.await(WAIT)).isTrue();
+      a.close();
     });
   }
 }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 public abstract class LeaseContract extends ContractSupport {
 
   @Test
-  void fencingToken_strictlyGrows_acrossHoldersAndClients() throws Exception {
+  public void fencingToken_strictlyGrows_acrossHoldersAndClients() throws Exception {
     String name = name("tokens");
     List<Mutex> mutexes = List.of(client().mutex(name), client().mutex(name), client().mutex(name));
     List<Long> tokens = new ArrayList<>();
@@ -37,7 +37,7 @@ public abstract class LeaseContract extends ContractSupport {
   }
 
   @Test
-  void fencingToken_strictlyGrows_acrossAServerRestart() throws Exception {
+  public void fencingToken_strictlyGrows_acrossAServerRestart() throws Exception {
     String name = name("restart-tokens");
     Coordinator before = client();
     long first;
@@ -56,7 +56,7 @@ public abstract class LeaseContract extends ContractSupport {
 
   /** {@link Promise#LEASE_KEPT_ACROSS_SERVER_RESTART}. */
   @Test
-  void leaseHeldAcrossAServerRestart_isKeptWherePromised_elseLostAndNeverSilentlyHeld() throws Exception {
+  public void leaseHeldAcrossAServerRestart_isKeptWherePromised_elseLostAndNeverSilentlyHeld() throws Exception {
     String name = name("restart-held");
     Lease lease = patientClient().mutex(name).acquire(WAIT);
     List<LeaseState> heard = new CopyOnWriteArrayList<>();
@@ -87,7 +87,7 @@ public abstract class LeaseContract extends ContractSupport {
   }
 
   @Test
-  void linkCut_turnsTheLeaseSuspect_andBackInTime_heldAgain() throws Exception {
+  public void linkCut_turnsTheLeaseSuspect_andBackInTime_heldAgain() throws Exception {
     String name = name("suspect");
     Coordinator holder = patientClient();
     Lease lease = holder.mutex(name).acquire(WAIT);
@@ -106,7 +106,7 @@ public abstract class LeaseContract extends ContractSupport {
   }
 
   @Test
-  void linkCutForGood_theLeaseIsLost_andItsListenersHearItBeforeAnotherClientIsGranted() throws Exception {
+  public void linkCutForGood_theLeaseIsLost_andItsListenersHearItBeforeAnotherClientIsGranted() throws Exception {
     String name = name("lost");
     Coordinator holder = client();
     Mutex holderMutex = holder.mutex(name);
@@ -143,7 +143,77 @@ public abstract class LeaseContract extends ContractSupport {
   }
 
   @Test
-  void validUntil_isNeverLaterThanTheServersExpiry() throws Exception {
+  public void connectionStateListeners_hearEachChange_beforeTheLeaseListenersHearItsConsequence() throws Exception {
+    String name = name("order");
+    Coordinator holder = patientClient();
+    List<String> heard = new CopyOnWriteArrayList<>();
+    holder.addConnectionStateListener(state -> heard.add("connection " + state));
+    Lease lease = holder.mutex(name).acquire(WAIT);
+    lease.addListener((l, state) -> heard.add("lease " + state));
+
+    backend().cutLink(holder);
+    await().untilAsserted(() -> assertThat(heard).contains("lease SUSPECT"));
+    backend().restoreLink(holder);
+    await().untilAsserted(() -> assertThat(heard).contains("lease HELD"));
+
+    assertThat(heard).containsSubsequence("connection SUSPENDED", "lease SUSPECT", "connection RECONNECTED", "lease HELD");
+    assertThat(heard).doesNotContain("lease LOST", "connection LOST");
+    lease.close();
+  }
+
+  @Test
+  public void aUserCallbackThatBlocks_doesNotHoldBackTheLossNotice() throws Exception {
+    String name = name("blocked-callback");
+    Coordinator holder = client();
+    Lease lease = holder.mutex(name).acquire(WAIT);
+    Map<String, Long> when = new ConcurrentHashMap<>();
+    lease.addListener((l, state) -> when.putIfAbsent("holder " + state, next()));
+    // A user's job chained on an async acquire of this client, blocking the thread it runs on. The
+    // unrelated lock is held elsewhere first, so that the future completes on the client's thread.
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+    String unrelated = name("unrelated");
+    Mutex unrelatedElsewhere = client().mutex(unrelated);
+    Lease unrelatedHeld = unrelatedElsewhere.acquire(WAIT);
+    Thread testThread = Thread.currentThread();
+    holder.mutex(unrelated).acquireAsync().thenAccept(unrelatedLease -> {
+      running.countDown();
+      if (Thread.currentThread() == testThread) {
+        return; // completed at once on the caller's thread: nothing of the client's to block
+      }
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    await().untilAsserted(() -> assertThat(unrelatedElsewhere.waiters()).hasSize(1));
+    unrelatedHeld.close();
+    try {
+      await().until(() -> running.getCount() == 0);
+      Mutex waiterMutex = client().mutex(name);
+      CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
+      await().untilAsserted(() -> assertThat(waiterMutex.waiters()).hasSize(1));
+      java.util.concurrent.atomic.AtomicReference<LeaseState> stateAtGrant = new java.util.concurrent.atomic.AtomicReference<>();
+      CompletableFuture<Lease> granted = waiting.whenComplete((l, e) -> {
+        when.putIfAbsent("next granted", next());
+        stateAtGrant.set(lease.state());
+      });
+
+      backend().cutLink(holder);
+      Lease next = get(granted);
+      assertThat(when).as("what the holder's lease listeners heard by the next grant (its state then: %s)",
+          stateAtGrant.get()).containsKeys("holder LOST", "next granted");
+      assertThat(when.get("holder LOST")).as("LOST heard before the next grant, while a user callback blocks")
+          .isLessThan(when.get("next granted"));
+      next.close();
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  public void validUntil_isNeverLaterThanTheServersExpiry() throws Exception {
     String name = name("valid-until");
     Coordinator holder = client();
     Lease lease = holder.mutex(name).acquire(WAIT);

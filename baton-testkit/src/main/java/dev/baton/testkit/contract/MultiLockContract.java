@@ -1,6 +1,7 @@
 package dev.baton.testkit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Coordinator;
 import dev.baton.lock.Lease;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 public abstract class MultiLockContract extends ContractSupport {
 
   @Test
-  void locks_areTakenInOneGlobalOrder() throws Exception {
+  public void locks_areTakenInOneGlobalOrder() throws Exception {
     whereSupported(Feature.MULTI_LOCK, () -> {
       Coordinator client = client();
       String base = name("order");
@@ -40,7 +41,7 @@ public abstract class MultiLockContract extends ContractSupport {
   }
 
   @Test
-  void close_releasesEveryPart() throws Exception {
+  public void close_releasesEveryPart() throws Exception {
     whereSupported(Feature.MULTI_LOCK, () -> {
       Coordinator client = client();
       String base = name("release");
@@ -63,7 +64,7 @@ public abstract class MultiLockContract extends ContractSupport {
   }
 
   @Test
-  void oppositeOrders_acrossClients_neverDeadlock_andEachLockExcludes() throws Exception {
+  public void oppositeOrders_acrossClients_neverDeadlock_andEachLockExcludes() throws Exception {
     whereSupported(Feature.MULTI_LOCK, () -> {
       String base = name("opposite");
       String x = base + "/x";
@@ -102,7 +103,7 @@ public abstract class MultiLockContract extends ContractSupport {
   }
 
   @Test
-  void aPartHeldElsewhere_timesOut_andKeepsNothing() throws Exception {
+  public void aPartHeldElsewhere_timesOut_andKeepsNothing() throws Exception {
     whereSupported(Feature.MULTI_LOCK, () -> {
       String base = name("partial");
       Coordinator holder = client();
@@ -118,5 +119,69 @@ public abstract class MultiLockContract extends ContractSupport {
         assertThat(lease.isValid()).isTrue();
       }
     });
+  }
+
+  @Test
+  public void aPartWhoseReleaseThrows_theOtherPartsAreStillReleased() throws Exception {
+    whereSupported(Feature.MULTI_LOCK, () -> {
+      Coordinator client = client();
+      String base = name("throwing");
+      Mutex a = client.mutex(base + "/a");
+      Mutex b = new ReleaseThrows(client.mutex(base + "/b"));
+      Mutex c = client.mutex(base + "/c");
+      MultiLock.MultiLease lease = client.multiLock(a, b, c).acquire(WAIT);
+      assertThatThrownBy(lease::close).as("the part's failure, thrown once every part was tried")
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("release refused");
+      org.assertj.core.api.Assertions.assertThatCode(lease::close).as("a second close").doesNotThrowAnyException();
+      assertThat(lease.isValid()).isFalse();
+      Coordinator other = client();
+      for (String path : List.of(a.path(), b.path(), c.path())) {
+        Mutex again = other.mutex(path);
+        eventually(path + " after the multi-lease was closed", () -> again.tryAcquire(Duration.ZERO)).close();
+      }
+    });
+  }
+
+  /** A mutex implemented outside the backend whose leases release, then throw (as user code may). */
+  private static final class ReleaseThrows implements Mutex {
+    private final Mutex mutex;
+
+    ReleaseThrows(Mutex mutex) {
+      this.mutex = mutex;
+    }
+
+    private static Lease throwing(Lease lease) {
+      return new Lease() {
+        @Override public String path() { return lease.path(); }
+        @Override public long fencingToken() { return lease.fencingToken(); }
+        @Override public LeaseState state() { return lease.state(); }
+        @Override public boolean isValid() { return lease.isValid(); }
+        @Override public java.time.Instant validUntil() { return lease.validUntil(); }
+        @Override public void addListener(dev.baton.lock.LeaseListener listener) { lease.addListener(listener); }
+        @Override public void addListener(dev.baton.lock.LeaseListener listener, java.util.concurrent.Executor executor) {
+          lease.addListener(listener, executor);
+        }
+        @Override public void close() {
+          lease.close();
+          throw new IllegalStateException("release refused by a user's mutex on " + lease.path());
+        }
+      };
+    }
+
+    @Override public String path() { return mutex.path(); }
+    @Override public Lease acquire() { return throwing(mutex.acquire()); }
+    @Override public Lease acquire(Duration timeout) { return throwing(mutex.acquire(timeout)); }
+    @Override public java.util.Optional<Lease> tryAcquire(Duration timeout) {
+      return mutex.tryAcquire(timeout).map(ReleaseThrows::throwing);
+    }
+    @Override public java.util.concurrent.CompletableFuture<Lease> acquireAsync() {
+      return mutex.acquireAsync().thenApply(ReleaseThrows::throwing);
+    }
+    @Override public java.util.concurrent.CompletableFuture<Lease> acquireAsync(Duration timeout) {
+      return mutex.acquireAsync(timeout).thenApply(ReleaseThrows::throwing);
+    }
+    @Override public boolean isHeldByCurrentThread() { return mutex.isHeldByCurrentThread(); }
+    @Override public java.util.Optional<dev.baton.lock.LockOwner> holder() { return mutex.holder(); }
+    @Override public List<dev.baton.lock.LockOwner> waiters() { return mutex.waiters(); }
   }
 }

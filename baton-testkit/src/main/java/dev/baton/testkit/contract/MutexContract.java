@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.BatonInterruptedException;
 import dev.baton.ClientClosedException;
 import dev.baton.Coordinator;
 import dev.baton.lock.AcquireTimeoutException;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
 public abstract class MutexContract extends ContractSupport {
 
   @Test
-  void contention_acrossClientsAndThreads_neverTwoHolders_andTokensGrow() throws Exception {
+  public void contention_acrossClientsAndThreads_neverTwoHolders_andTokensGrow() throws Exception {
     String name = name("contended");
     MutualExclusionChecker checker = MutualExclusionChecker.exclusive();
     List<Future<Integer>> workers = new ArrayList<>();
@@ -64,7 +65,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void reentrant_perThread_releasedWhenEveryLevelIsClosed() throws Exception {
+  public void reentrant_perThread_releasedWhenEveryLevelIsClosed() throws Exception {
     String name = name("reentrant");
     Mutex mutex = client().mutex(name);
     Mutex other = client().mutex(name);
@@ -91,7 +92,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void timedAcquire_timesOut_withAcquireTimeoutException_andLeavesNoWaiter() throws Exception {
+  public void timedAcquire_timesOut_withAcquireTimeoutException_andLeavesNoWaiter() throws Exception {
     String name = name("timed");
     Mutex holderMutex = client().mutex(name);
     Mutex waiterMutex = client().mutex(name);
@@ -108,7 +109,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void tryOnce_onAHeldLock_isEmpty_andLeavesNoWaiter() throws Exception {
+  public void tryOnce_onAHeldLock_isEmpty_andLeavesNoWaiter() throws Exception {
     String name = name("try-once");
     Mutex holderMutex = client().mutex(name);
     Mutex waiterMutex = client().mutex(name);
@@ -121,7 +122,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void asyncAcquire_waitsWithoutAThread_andIsGrantedOnRelease() throws Exception {
+  public void asyncAcquire_waitsWithoutAThread_andIsGrantedOnRelease() throws Exception {
     String name = name("async");
     Mutex holderMutex = client().mutex(name);
     Mutex waiterMutex = client().mutex(name);
@@ -147,7 +148,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void cancelledAsyncWaiter_leavesNothingBehind() throws Exception {
+  public void cancelledAsyncWaiter_leavesNothingBehind() throws Exception {
     String name = name("cancel");
     Mutex holderMutex = client().mutex(name);
     Mutex waiterMutex = client().mutex(name);
@@ -167,7 +168,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void lease_releasedFromAnotherThread_freesTheLock() throws Exception {
+  public void lease_releasedFromAnotherThread_freesTheLock() throws Exception {
     String name = name("other-thread");
     Mutex mutex = client().mutex(name);
     Mutex other = client().mutex(name);
@@ -185,7 +186,7 @@ public abstract class MutexContract extends ContractSupport {
 
   /** {@link Promise#WAITER_SHOWS_ITS_TOKEN} for the waiter's token. */
   @Test
-  void holderAndWaiters_nameHostPidThreadAndToken() throws Exception {
+  public void holderAndWaiters_nameHostPidThreadAndToken() throws Exception {
     String name = name("owners");
     Mutex holderMutex = client().mutex(name);
     Mutex waiterMutex = client().mutex(name);
@@ -220,7 +221,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void close_isIdempotent_forLeasesAndClients() throws Exception {
+  public void close_isIdempotent_forLeasesAndClients() throws Exception {
     Coordinator client = client();
     Lease lease = client.mutex(name("idempotent")).acquire(WAIT);
     lease.close();
@@ -231,7 +232,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
-  void closedClient_refusesWithClientClosedException_andItsLeasesAreFreed() throws Exception {
+  public void closedClient_refusesWithClientClosedException_andItsLeasesAreFreed() throws Exception {
     String name = name("closed");
     Coordinator client = client();
     Mutex before = client.mutex(name);
@@ -259,9 +260,80 @@ public abstract class MutexContract extends ContractSupport {
     }
   }
 
+  @Test
+  public void interruptedWaiter_failsWithBatonInterruptedException_andIsWithdrawn() throws Exception {
+    String name = name("interrupt");
+    Mutex holderMutex = client().mutex(name);
+    Mutex waiterMutex = client().mutex(name);
+    Lease held = holderMutex.acquire(WAIT);
+    java.util.concurrent.atomic.AtomicReference<Thread> waiterThread = new java.util.concurrent.atomic.AtomicReference<>();
+    CompletableFuture<Boolean> flagAfterwards = new CompletableFuture<>();
+    CompletableFuture<Lease> waiting = onNamedThread("contract-interrupted", () -> {
+      waiterThread.set(Thread.currentThread());
+      try {
+        return waiterMutex.acquire();
+      } finally {
+        flagAfterwards.complete(Thread.currentThread().isInterrupted());
+      }
+    });
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    waiterThread.get().interrupt();
+    assertThatThrownBy(() -> get(waiting)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(BatonInterruptedException.class);
+    assertThat(get(flagAfterwards)).as("the interrupt flag, set again for the caller").isTrue();
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters after the interrupt").isEmpty());
+    held.close();
+    eventually("the lock, free: the interrupted waiter did not get it", () -> holderMutex.tryAcquire(Duration.ZERO)).close();
+  }
+
+  @Test
+  public void clientClosedWhileAThreadWaits_failsTheWaitWithClientClosedException_andWithdrawsIt() throws Exception {
+    String name = name("closed-while-waiting");
+    Mutex holderMutex = client().mutex(name);
+    Coordinator waiterClient = client();
+    Mutex waiterMutex = waiterClient.mutex(name);
+    Lease held = holderMutex.acquire(WAIT);
+    CompletableFuture<Lease> blocking = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    CompletableFuture<Lease> async = waiterMutex.acquireAsync();
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(2));
+
+    waiterClient.close();
+    assertThatThrownBy(() -> get(blocking)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(ClientClosedException.class);
+    assertThatThrownBy(() -> get(async)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(ClientClosedException.class);
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters of the closed client").isEmpty());
+    assertThat(held.isValid()).isTrue();
+    held.close();
+  }
+
+  @Test
+  public void waiter_keepsItsPlaceAcrossABriefLinkLoss_andIsGranted() throws Exception {
+    String name = name("waiter-link");
+    Mutex holderMutex = client().mutex(name);
+    Coordinator waiterClient = patientClient();
+    Lease held = holderMutex.acquire(WAIT);
+    CompletableFuture<Lease> waiting = waiterClient.mutex(name).acquireAsync();
+    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+
+    backend().cutLink(waiterClient);
+    await().untilAsserted(() -> assertThat(waiterClient.connectionState().isConnected()).isFalse());
+    backend().restoreLink(waiterClient);
+    await().untilAsserted(() -> assertThat(waiterClient.connectionState().isConnected()).isTrue());
+    assertThat(holderMutex.waiters()).as("the waiter's place after the link came back").hasSize(1);
+    assertThat(waiting).isNotDone();
+
+    held.close();
+    Lease granted = get(waiting);
+    assertThat(granted.isValid()).isTrue();
+    assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+    granted.close();
+  }
+
   /** {@link Promise#FIFO_AMONG_CLIENTS}: waiters of different clients served in queue order. */
   @Test
-  void waitersOfDifferentClients_areServedInQueueOrder_wherePromised() throws Exception {
+  public void waitersOfDifferentClients_areServedInQueueOrder_wherePromised() throws Exception {
     String name = name("fifo");
     Mutex holderMutex = client().mutex(name);
     Lease held = holderMutex.acquire(WAIT);

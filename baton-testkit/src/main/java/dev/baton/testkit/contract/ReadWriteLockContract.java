@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 public abstract class ReadWriteLockContract extends ContractSupport {
 
   @Test
-  void readersShare_acrossClients() throws Exception {
+  public void readersShare_acrossClients() throws Exception {
     whereSupported(Feature.READ_WRITE_LOCK, () -> {
       String name = name("readers");
       Lease first = client().readWriteLock(name).readLock().acquire(WAIT);
@@ -38,7 +38,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
   }
 
   @Test
-  void writerExcludesReadersAndWriters_underContention() throws Exception {
+  public void writerExcludesReadersAndWriters_underContention() throws Exception {
     whereSupported(Feature.READ_WRITE_LOCK, () -> {
       String name = name("writer");
       ReadWriteLock a = client().readWriteLock(name);
@@ -81,7 +81,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
   }
 
   @Test
-  void waitingWriter_keepsLaterReadersWaiting() throws Exception {
+  public void waitingWriter_keepsLaterReadersWaiting() throws Exception {
     whereSupported(Feature.READ_WRITE_LOCK, () -> {
       String name = name("writer-first");
       ReadWriteLock reader = client().readWriteLock(name);
@@ -107,7 +107,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
   }
 
   @Test
-  void writer_downgradesToReader_andReadersComeIn() throws Exception {
+  public void writer_downgradesToReader_andReadersComeIn() throws Exception {
     whereSupported(Feature.READ_WRITE_LOCK, () -> {
       String name = name("downgrade");
       ReadWriteLock lock = client().readWriteLock(name);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 public abstract class SemaphoreContract extends ContractSupport {
 
   @Test
-  void atMostNHolders_underContention() throws Exception {
+  public void atMostNHolders_underContention() throws Exception {
     whereSupported(Feature.SEMAPHORE, () -> {
       String name = name("permits");
       MutualExclusionChecker checker = MutualExclusionChecker.withCapacity(2);
@@ -56,7 +56,7 @@ public abstract class SemaphoreContract extends ContractSupport {
   }
 
   @Test
-  void multiPermitAcquire_isAllOrNothing() throws Exception {
+  public void multiPermitAcquire_isAllOrNothing() throws Exception {
     whereSupported(Feature.SEMAPHORE, () -> {
       String name = name("all-or-nothing");
       Semaphore a = client().semaphore(name, 3);
@@ -77,7 +77,7 @@ public abstract class SemaphoreContract extends ContractSupport {
   }
 
   @Test
-  void timeout_givesBackWhatWasTaken() throws Exception {
+  public void timeout_givesBackWhatWasTaken() throws Exception {
     whereSupported(Feature.SEMAPHORE, () -> {
       String name = name("give-back");
       Semaphore a = client().semaphore(name, 2);
@@ -89,6 +89,27 @@ public abstract class SemaphoreContract extends ContractSupport {
       Semaphore c = client().semaphore(name, 2);
       eventually("the permit the timed-out waiter did not keep", () -> c.tryAcquire(Duration.ZERO)).close();
       held.close();
+    });
+  }
+
+  @Test
+  public void asyncWaiter_grantedOnRelease_andACancelledOneLeavesNothing() throws Exception {
+    whereSupported(Feature.SEMAPHORE, () -> {
+      String name = name("async");
+      Semaphore a = client().semaphore(name, 1);
+      Semaphore b = client().semaphore(name, 1);
+      Lease held = a.acquire(WAIT);
+      java.util.concurrent.CompletableFuture<Lease> cancelled = b.acquireAsync();
+      java.util.concurrent.CompletableFuture<Lease> waiting = client().semaphore(name, 1).acquireAsync();
+      assertThat(cancelled.cancel(true)).isTrue();
+      assertThat(waiting).isNotDone();
+      held.close();
+      Lease granted = get(waiting);
+      assertThat(granted.isValid()).isTrue();
+      await().untilAsserted(() -> assertThat(a.holders()).as("holders: the granted waiter only").hasSize(1));
+      granted.close();
+      Semaphore c = client().semaphore(name, 1);
+      eventually("the permit, free: the cancelled waiter did not take it", () -> c.tryAcquire(Duration.ZERO)).close();
     });
   }
 }
