@@ -53,7 +53,14 @@ public interface ContractBackend {
   /** Cuts {@code client}'s link to the server: open connections are closed, new ones refused. */
   void cutLink(Coordinator client);
 
-  /** Lets {@code client} reach the server again. */
+  /**
+   * Makes every byte between {@code client} and the server wait {@code latency}, each way, until
+   * {@link #restoreLink}: a slow link, on which a reply can be lost after the server applied the
+   * request.
+   */
+  void delayLink(Coordinator client, Duration latency);
+
+  /** Lets {@code client} reach the server again (no cut, no delay). */
   void restoreLink(Coordinator client);
 
   /**

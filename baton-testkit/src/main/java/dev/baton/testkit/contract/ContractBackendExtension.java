@@ -66,6 +66,11 @@ public abstract class ContractBackendExtension
   }
 
   @Override
+  public final void delayLink(Coordinator client, Duration latency) {
+    proxy(client).delay(latency);
+  }
+
+  @Override
   public final void restoreLink(Coordinator client) {
     proxy(client).restore();
   }
