@@ -1,0 +1,71 @@
+package dev.baton.testkit.contract;
+
+import dev.baton.Coordinator;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * What the conformance suite ({@code *Contract}) needs from a backend: a running server, clients
+ * whose link to it can be cut, and the backend's declarations. Each backend module implements it
+ * once (usually by extending {@link ContractBackendExtension}) and runs every contract class over
+ * it with a concrete {@code *ContractTest}.
+ */
+public interface ContractBackend {
+
+  /** The backend's name as {@link Coordinator#backend()} gives it: {@code zookeeper}, {@code redis}. */
+  String name();
+
+  /**
+   * The recipes this backend offers. Every other {@link Feature} is declared unsupported: the
+   * suite expects asking for it to throw {@link UnsupportedOperationException} naming the backend
+   * and the feature. Adding a feature here makes its contract run in full.
+   */
+  Set<Feature> features();
+
+  /**
+   * The cases of the contract this backend does not promise; the suite expects each one's declared
+   * outcome (see {@link Promise}). Empty for a backend that promises everything.
+   */
+  Set<Promise> notPromised();
+
+  /**
+   * A new client of the server, connected through a link of its own that {@link #cutLink} can
+   * cut, with a lease timeout of {@link #leaseTimeout()}. Closed by the fixture after the test.
+   */
+  default Coordinator newClient() {
+    return newClient(leaseTimeout());
+  }
+
+  /**
+   * As {@link #newClient()}, with a lease timeout of {@code leaseTimeout}: the cases that need a
+   * link to come back "in time" use a long one, since how much of the timeout a backend dares to
+   * vouch for once it hears nothing is its own (ZooKeeper's client: about a quarter of the session
+   * timeout after the last contact it can prove).
+   */
+  Coordinator newClient(Duration leaseTimeout);
+
+  /**
+   * How long a client whose link is cut keeps its leases on the server: the session timeout on
+   * ZooKeeper, the lease TTL on Redis. Short, so that expiry happens in test time.
+   */
+  Duration leaseTimeout();
+
+  /** Cuts {@code client}'s link to the server: open connections are closed, new ones refused. */
+  void cutLink(Coordinator client);
+
+  /**
+   * Makes every byte between {@code client} and the server wait {@code latency}, each way, until
+   * {@link #restoreLink}: a slow link, on which a reply can be lost after the server applied the
+   * request.
+   */
+  void delayLink(Coordinator client, Duration latency);
+
+  /** Lets {@code client} reach the server again (no cut, no delay). */
+  void restoreLink(Coordinator client);
+
+  /**
+   * Stops the server and starts it again on the same port, keeping what the backend's server keeps
+   * across a restart (as it is configured for the suite). Returns when the server serves again.
+   */
+  void restartServer();
+}

@@ -1,0 +1,36 @@
+package dev.baton.testkit.contract;
+
+/**
+ * A case of the contract that a backend may declare it does not promise ({@link
+ * ContractBackend#notPromised()}). The suite does not skip such a case: it runs it and expects the
+ * outcome declared here for backends that do not promise it, so the declaration is checked too.
+ */
+public enum Promise {
+  /**
+   * A lease held while the server is stopped and started again on the same port (quickly, well
+   * within the lease timeout) is still held afterwards: it reads {@code HELD} again and no other
+   * client can take the lock until it is released.
+   *
+   * <p>Declared outcome when not promised: the lease turns {@code LOST} (its listeners hear it)
+   * and is never silently {@code HELD} again; another client can then take the lock, with a
+   * larger fencing token.
+   */
+  LEASE_KEPT_ACROSS_SERVER_RESTART,
+
+  /**
+   * Waiters of one mutex from different clients are granted in the order they queued.
+   *
+   * <p>Declared outcome when not promised: every waiter is granted exactly once, in some order.
+   */
+  FIFO_AMONG_CLIENTS,
+
+  /**
+   * A waiter listed by {@code Mutex.waiters()} shows the fencing token it will be granted (on
+   * ZooKeeper the token is its queued node's zxid, known from the moment it queues).
+   *
+   * <p>Declared outcome when not promised: a waiter shows token 0 (not known until granted, as
+   * where the token is drawn from a counter at the grant); the holder still shows its lease's
+   * token, and the waiter's host, pid and thread are shown all the same.
+   */
+  WAITER_SHOWS_ITS_TOKEN
+}
