@@ -22,5 +22,15 @@ public enum Promise {
    *
    * <p>Declared outcome when not promised: every waiter is granted exactly once, in some order.
    */
-  FIFO_AMONG_CLIENTS
+  FIFO_AMONG_CLIENTS,
+
+  /**
+   * A waiter listed by {@code Mutex.waiters()} shows the fencing token it will be granted (on
+   * ZooKeeper the token is its queued node's zxid, known from the moment it queues).
+   *
+   * <p>Declared outcome when not promised: a waiter shows token 0 (not known until granted, as
+   * where the token is drawn from a counter at the grant); the holder still shows its lease's
+   * token, and the waiter's host, pid and thread are shown all the same.
+   */
+  WAITER_SHOWS_ITS_TOKEN
 }
