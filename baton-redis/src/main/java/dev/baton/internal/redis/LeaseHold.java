@@ -162,7 +162,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   }
 
   public Executor defaultExecutor() {
-    return session.events();
+    return session.noticeExecutor();
   }
 
   /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */

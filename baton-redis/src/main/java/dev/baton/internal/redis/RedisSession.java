@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * of it shares, whichever recipe it is (the recipes, in packages of their own, register here through
  * {@link Held}, {@link Waiter} and {@link LocalQueue}, so this layer knows none of them): the command connection (Lettuce pipelines every thread's commands on it), the
  * pub/sub connection for release notices, a timer
- * for renewals and re-checks, an executor for listeners and async results, and the leases and
+ * for renewals and re-checks, a notice thread for lease and connection-state listeners, an event
+ * thread for async results (kept apart, so a user's callback that blocks on an async result never
+ * holds back a SUSPECT or LOST that must be heard before another client is granted), and the leases and
  * waiters that {@link #close()} ends.
  */
 public final class RedisSession {
@@ -54,6 +56,7 @@ public final class RedisSession {
   private final LinkState linkState;
   private final ScheduledExecutorService timer;
   private final ExecutorService events;
+  private final ExecutorService noticeThread;
   private final String clientId = UUID.randomUUID().toString();
   private final String host = hostName();
   private final long pid = ProcessHandle.current().pid();
@@ -79,6 +82,7 @@ public final class RedisSession {
     scheduler.setRemoveOnCancelPolicy(true);
     this.timer = scheduler;
     this.events = Executors.newSingleThreadExecutor(daemon("baton-redis-events-" + n));
+    this.noticeThread = Executors.newSingleThreadExecutor(daemon("baton-redis-notices-" + n));
     this.notices = new ReleaseNotices(link.pubSub(), scheduler, settings.waiterLease().toMillis());
     this.linkState = new LinkState(link.address(), settings.leaseTtl(), scheduler);
     link.pubSub().addListener(notices);
@@ -130,9 +134,9 @@ public final class RedisSession {
     return linkState.downSince();
   }
 
-  /** Tells {@code listener} each change of state on {@code executor}, or on the client's event thread if {@code null}. */
+  /** Tells {@code listener} each change of state on {@code executor}, or on the client's notice thread if {@code null}. */
   public void addStateListener(ConnectionStateListener listener, Executor executor) {
-    linkState.addListener(listener, executor == null ? events : executor);
+    linkState.addListener(listener, executor == null ? noticeThread : executor);
   }
 
   public void removeStateListener(ConnectionStateListener listener) {
@@ -186,8 +190,17 @@ public final class RedisSession {
     return timer;
   }
 
+  /** Where async results complete (and, through them, the user's callbacks chained on them). */
   public ExecutorService events() {
     return events;
+  }
+
+  /**
+   * Where lease and connection-state listeners run by default: no async result completes here, so
+   * a callback chained on one cannot delay a loss notice.
+   */
+  public ExecutorService noticeExecutor() {
+    return noticeThread;
   }
 
   /** The lease TTL in milliseconds, as the scripts take it. */
@@ -358,6 +371,7 @@ public final class RedisSession {
     }
     timer.shutdownNow();
     events.shutdown();
+    noticeThread.shutdown();
     link.close();
   }
 
