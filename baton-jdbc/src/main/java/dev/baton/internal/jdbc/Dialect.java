@@ -1,0 +1,129 @@
+package dev.baton.internal.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The SQL of one database family over the lock table. Every statement is one round trip and runs
+ * under auto-commit unless said otherwise; times are the database's. The table keeps one row per
+ * lock name: {@code owner} is null while the lock is free, {@code token} only grows.
+ */
+public abstract class Dialect {
+  /** Who asks: written into the row so that {@code holder()} can name host, pid and thread. */
+  public record Asker(String owner, String host, long pid, String thread) {}
+
+  /** The outcome of a grant attempt: the token if granted, else how long the holder's row has left. */
+  public record Attempt(boolean granted, long token, long remainingMicros) {}
+
+  /** A lock row as read. */
+  public record Row(String owner, long token, Instant acquiredAt, String host, long pid, String thread,
+      boolean live) {}
+
+  protected final String table;
+  private volatile int queryTimeoutSeconds = 0;
+
+  protected Dialect(String table) {
+    this.table = table;
+  }
+
+  public static Dialect forProduct(String product, String table) {
+    String p = product.toLowerCase(java.util.Locale.ROOT);
+    if (p.contains("postgres")) {
+      return new PostgresDialect(table);
+    }
+    if (p.contains("mysql") || p.contains("mariadb")) {
+      return new MysqlDialect(table);
+    }
+    return null;
+  }
+
+  /** {@code postgresql} or {@code mysql}. */
+  public abstract String backend();
+
+  public String table() {
+    return table;
+  }
+
+  void queryTimeout(int seconds) {
+    this.queryTimeoutSeconds = seconds;
+  }
+
+  protected PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
+    if (queryTimeoutSeconds > 0) {
+      ps.setQueryTimeout(queryTimeoutSeconds);
+    }
+    return ps;
+  }
+
+  /** Grants the lock to {@code asker} if it is free or its holder's row has expired, bumping the token. */
+  public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
+
+  /** Extends the row while it still names this grant and has not expired; false if it does not. */
+  public abstract boolean renew(Connection c, String name, String owner, long token, long ttlMicros)
+      throws SQLException;
+
+  /** Frees the row if it still names this grant (and wakes waiters where the database can). */
+  public abstract boolean release(Connection c, String name, String owner, long token, String channel,
+      String payload) throws SQLException;
+
+  /**
+   * In the caller's transaction: whether the row still names this grant and has not expired,
+   * locking it in share mode so that no other grant can be made until the transaction ends.
+   */
+  public abstract boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException;
+
+  public abstract Optional<Row> read(Connection c, String name) throws SQLException;
+
+  /** The columns every statement uses: a query that fails if one is missing. */
+  public String probe() {
+    return "SELECT name, owner, token, expires_at, acquired_at, host, pid, thread FROM " + table + " WHERE 1 = 0";
+  }
+
+  /** The DDL to create the table, from the plain SQL file in the jar, with this client's table name. */
+  public String ddl() {
+    String resource = "/dev/baton/jdbc/" + backend() + ".sql";
+    try (InputStream in = Dialect.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is missing from the baton-jdbc jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("baton_lock", table);
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot read " + resource, e);
+    }
+  }
+
+  /** The DDL without its comments, as one statement. */
+  public String createStatement() {
+    StringBuilder sb = new StringBuilder();
+    for (String line : ddl().split("\n")) {
+      if (!line.startsWith("--")) {
+        sb.append(line).append('\n');
+      }
+    }
+    String s = sb.toString().trim();
+    return s.endsWith(";") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  public abstract boolean isMissingTable(SQLException e);
+
+  public abstract boolean isMissingColumn(SQLException e);
+
+  public abstract boolean isDenied(SQLException e);
+
+  protected static Optional<Row> row(ResultSet rs) throws SQLException {
+    if (!rs.next()) {
+      return Optional.empty();
+    }
+    java.sql.Timestamp acquired = rs.getTimestamp(3);
+    return Optional.of(new Row(rs.getString(1), rs.getLong(2), acquired == null ? null : acquired.toInstant(),
+        rs.getString(4), rs.getLong(5), rs.getString(6), rs.getBoolean(7)));
+  }
+}
