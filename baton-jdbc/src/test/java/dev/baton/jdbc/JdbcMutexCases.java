@@ -170,8 +170,8 @@ abstract class JdbcMutexCases {
     Lease got = waiting.get(10, TimeUnit.SECONDS);
     assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
     assertThat(b.mutex("async").holder()).get().extracting(LockOwner::fencingToken).isEqualTo(got.fencingToken());
-    got.close();
-    assertThat(a.mutex("async").holder()).isEmpty();
+    got.close(); // the row is freed in the background
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.mutex("async").holder().isEmpty());
   }
 
   @Test
@@ -220,9 +220,14 @@ abstract class JdbcMutexCases {
   void handOverCostsBoundedStatementsWhateverTheNumberOfWaiters() throws Exception {
     double perHandOver2 = statementsPerHandOver(2);
     double perHandOver20 = statementsPerHandOver(20);
-    // A grant and a release per hand-over, plus a re-check now and then: not one per waiter.
-    assertThat(perHandOver2).isLessThanOrEqualTo(6.0);
-    assertThat(perHandOver20).isLessThanOrEqualTo(6.0);
+    double perHandOver100 = statementsPerHandOver(100);
+    System.out.printf("%s: statements per hand-over: %.2f with 2 waiters, %.2f with 20, %.2f with 100%n",
+        expectedBackend(), perHandOver2, perHandOver20, perHandOver100);
+    // A grant (one statement on PostgreSQL, two on MySQL) and a release per hand-over, plus a
+    // re-check now and then: never one per waiter.
+    assertThat(perHandOver2).isLessThanOrEqualTo(4.0);
+    assertThat(perHandOver20).isLessThanOrEqualTo(4.0);
+    assertThat(perHandOver100).isLessThanOrEqualTo(4.0);
   }
 
   private double statementsPerHandOver(int waiters) throws Exception {

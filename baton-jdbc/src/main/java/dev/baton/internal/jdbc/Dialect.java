@@ -28,6 +28,7 @@ public abstract class Dialect {
 
   protected final String table;
   private volatile int queryTimeoutSeconds = 0;
+  private final java.util.concurrent.atomic.AtomicLong statements = new java.util.concurrent.atomic.AtomicLong();
 
   protected Dialect(String table) {
     this.table = table;
@@ -55,7 +56,13 @@ public abstract class Dialect {
     this.queryTimeoutSeconds = seconds;
   }
 
+  /** Statements prepared (each executed once) through this dialect: every round trip the recipes make. */
+  public long statements() {
+    return statements.get();
+  }
+
   protected PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    statements.incrementAndGet();
     PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
     if (queryTimeoutSeconds > 0) {
       ps.setQueryTimeout(queryTimeoutSeconds);

@@ -233,7 +233,9 @@ public final class JdbcHold implements Holding {
         checkExpiry();
         scheduleRenewal(period);
       } else {
-        log.info("The lock {} was lost: its row expired, was freed or names another owner", name);
+        if (!isFinal()) {
+          log.info("The lock {} was lost: its row expired, was freed or names another owner", name);
+        }
         lose(false);
       }
     } catch (SQLException | RuntimeException e) {

@@ -59,7 +59,6 @@ public final class JdbcSession implements AutoCloseable {
   private final ConcurrentHashMap<String, LockQueue> queues = new ConcurrentHashMap<>();
   private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
-  private final AtomicLong statements = new AtomicLong();
   private volatile PgListener listener;
   private volatile boolean closed;
   private ConnectionState state = ConnectionState.CONNECTED; // guarded by this
@@ -141,12 +140,11 @@ public final class JdbcSession implements AutoCloseable {
 
   /** How many statements this client has sent through the pool (the listening connection's aside). */
   public long statementsSent() {
-    return statements.get();
+    return dialect.statements();
   }
 
   /** Runs {@code fn} on a connection of the pool, returned at once after. */
   public <T> T run(SqlFn<T> fn) throws SQLException {
-    statements.incrementAndGet();
     try (Connection c = dataSource.getConnection()) {
       return fn.apply(c);
     }
