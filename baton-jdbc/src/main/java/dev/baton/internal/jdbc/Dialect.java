@@ -70,7 +70,11 @@ public abstract class Dialect {
     return ps;
   }
 
-  /** Grants the lock to {@code asker} if it is free or its holder's row has expired, bumping the token. */
+  /**
+   * Grants the lock to {@code asker} if it is free, its holder's row has expired, or the row already
+   * names {@code asker.owner()} (an earlier attempt of the same waiter whose reply was lost), bumping
+   * the token each time.
+   */
   public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
 
   /** Extends the row while it still names this grant and has not expired; false if it does not. */
@@ -80,6 +84,10 @@ public abstract class Dialect {
   /** Frees the row if it still names this grant (and wakes waiters where the database can). */
   public abstract boolean release(Connection c, String name, String owner, long token, String channel,
       String payload) throws SQLException;
+
+  /** Frees the row if it names {@code owner}, whatever its token: a waiter that gave up after an attempt of unknown outcome. */
+  public abstract boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException;
 
   /**
    * In the caller's transaction: whether the row still names this grant and has not expired,

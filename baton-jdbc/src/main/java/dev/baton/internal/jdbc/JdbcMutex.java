@@ -76,7 +76,7 @@ public final class JdbcMutex implements Mutex {
     if (timeout != null && timeout.isZero()) {
       return tryOnce(me);
     }
-    LockQueue.Waiter waiter = new LockQueue.Waiter(this, me, ThreadLabels.of(me));
+    LockQueue.Waiter waiter = new LockQueue.Waiter(this, me, ThreadLabels.of(me), session.newOwnerId());
     session.queue(name).add(waiter);
     try {
       Lease lease = timeout == null ? waiter.future.get() : waiter.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -114,6 +114,7 @@ public final class JdbcMutex implements Mutex {
       return Optional.of(new JdbcLease(hold));
     } catch (SQLException e) {
       session.failed(e);
+      session.abandon(name, owner); // the attempt's outcome is unknown: free the row should it be ours
       throw session.error("trying " + name, e);
     }
   }
@@ -134,7 +135,8 @@ public final class JdbcMutex implements Mutex {
   @Override
   public CompletableFuture<Lease> acquireAsync() {
     session.checkOpen();
-    LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, ThreadLabels.of(Thread.currentThread()));
+    LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, ThreadLabels.of(Thread.currentThread()),
+        session.newOwnerId());
     session.queue(name).add(waiter);
     return waiter.future;
   }

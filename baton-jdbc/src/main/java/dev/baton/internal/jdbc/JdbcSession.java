@@ -196,6 +196,25 @@ public final class JdbcSession implements AutoCloseable {
     }
   }
 
+  /** Frees the row of {@code name} if it names {@code owner}, in the background, retried once; it expires with its TTL otherwise. */
+  void abandon(String name, String owner) {
+    Runnable attempt = () -> {
+      for (int i = 0; i < 2; i++) {
+        try {
+          run(c -> dialect.abandon(c, name, owner, channel(), notifyPayload(name)));
+          return;
+        } catch (SQLException | RuntimeException e) {
+          log.debug("Could not free {} for {}: {}", name, owner, e.toString());
+        }
+      }
+    };
+    try {
+      io.execute(attempt);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      attempt.run(); // closing: try on this thread
+    }
+  }
+
   /** Another client released {@code name} (PostgreSQL's notify). */
   void heard(String payload) {
     int bar = payload.indexOf('|');

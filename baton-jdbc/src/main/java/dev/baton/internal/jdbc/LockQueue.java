@@ -35,11 +35,16 @@ final class LockQueue {
     final Instant queuedAt = Instant.now();
     /** Set by a blocking acquire: the thread the hold is bound to, for reentrancy. */
     final Thread boundTo;
+    /** The owner every attempt of this waiter writes: a retry after a lost reply finds its own grant. */
+    final String owner;
+    /** An attempt failed without an answer: the row may name this waiter. */
+    volatile boolean uncertain;
 
-    Waiter(JdbcMutex mutex, Thread boundTo, String thread) {
+    Waiter(JdbcMutex mutex, Thread boundTo, String thread, String owner) {
       this.mutex = mutex;
       this.boundTo = boundTo;
       this.thread = thread;
+      this.owner = owner;
     }
   }
 
@@ -67,6 +72,9 @@ final class LockQueue {
     waiter.future.whenComplete((lease, error) -> {
       if (error != null) {
         remove(waiter);
+        if (waiter.uncertain) {
+          session.abandon(name, waiter.owner); // an attempt's reply was lost: its grant must not outlive the waiter
+        }
       }
     });
     wake();
@@ -137,7 +145,7 @@ final class LockQueue {
         return;
       }
     }
-    String owner = session.newOwnerId();
+    String owner = head.owner;
     long sentAt = System.nanoTime();
     long retryNanos;
     try {
@@ -165,6 +173,7 @@ final class LockQueue {
       }
     } catch (SQLException | RuntimeException e) {
       log.debug("Trying {} failed: {}", name, e.toString());
+      head.uncertain = true;
       session.failed(e);
       synchronized (this) {
         retryNanos = backoffNanos;

@@ -17,7 +17,7 @@ final class MysqlDialect extends Dialect {
   private static final String GRANT = "UPDATE {T} SET owner = ?, token = LAST_INSERT_ID(token + 1),"
       + " expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND), acquired_at = UTC_TIMESTAMP(6),"
       + " host = ?, pid = ?, thread = ?"
-      + " WHERE name = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6))";
+      + " WHERE name = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6) OR owner = ?)";
   private static final String TOKEN = "SELECT LAST_INSERT_ID()";
   private static final String REMAINING = "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)"
       + " FROM {T} WHERE name = ?";
@@ -27,6 +27,8 @@ final class MysqlDialect extends Dialect {
       + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
   private static final String RELEASE = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6),"
       + " host = NULL, pid = NULL, thread = NULL WHERE name = ? AND owner = ? AND token = ?";
+  private static final String ABANDON = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6), host = NULL,"
+      + " pid = NULL, thread = NULL WHERE name = ? AND owner = ?";
   private static final String LOCK_IF_HELD = "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
       + " AND expires_at > UTC_TIMESTAMP(6) LOCK IN SHARE MODE";
   private static final String READ = "SELECT owner, token, acquired_at, host, pid, thread,"
@@ -52,6 +54,7 @@ final class MysqlDialect extends Dialect {
         ps.setLong(4, asker.pid());
         ps.setString(5, asker.thread());
         ps.setString(6, name);
+        ps.setString(7, asker.owner());
         updated = ps.executeUpdate();
       }
       if (updated == 1) {
@@ -94,6 +97,16 @@ final class MysqlDialect extends Dialect {
       ps.setString(1, name);
       ps.setString(2, owner);
       ps.setLong(3, token);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  @Override
+  public boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, ABANDON)) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
       return ps.executeUpdate() == 1;
     }
   }

@@ -19,7 +19,7 @@ final class PostgresDialect extends Dialect {
       + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
       + "  expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at,"
       + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread"
-      + " WHERE l.owner IS NULL OR l.expires_at <= now()"
+      + " WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner"
       + " RETURNING token)"
       + " SELECT true, token, 0::bigint FROM g"
       + " UNION ALL"
@@ -30,6 +30,8 @@ final class PostgresDialect extends Dialect {
   private static final String RELEASE = "WITH r AS (UPDATE {T} SET owner = NULL, expires_at = now(),"
       + " host = NULL, pid = NULL, thread = NULL WHERE name = ? AND owner = ? AND token = ? RETURNING name)"
       + " SELECT pg_notify(?, ?) FROM r";
+  private static final String ABANDON = "UPDATE {T} SET owner = NULL, expires_at = now(), host = NULL, pid = NULL,"
+      + " thread = NULL WHERE name = ? AND owner = ?";
   private static final String LOCK_IF_HELD = "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
       + " AND expires_at > now() FOR SHARE";
   private static final String READ = "SELECT owner, token, acquired_at, host, pid, thread,"
@@ -83,6 +85,20 @@ final class PostgresDialect extends Dialect {
       ps.setLong(3, token);
       ps.setString(4, channel);
       ps.setString(5, payload);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  @Override
+  public boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, "WITH r AS (" + ABANDON + " RETURNING name) SELECT pg_notify(?, ?) FROM r")) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      ps.setString(3, channel);
+      ps.setString(4, payload);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
       }
