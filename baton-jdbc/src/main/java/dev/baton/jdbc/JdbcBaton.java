@@ -19,10 +19,8 @@ import dev.baton.lock.Mutex;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -86,16 +84,18 @@ public final class JdbcBaton implements Coordinator {
    * A reentrant mutex on the row {@code name} of the lock table. Cheap: nothing is sent until it
    * is used.
    *
-   * @throws IllegalArgumentException if {@code name} is empty, longer than 255 characters or holds
-   *     a control character
+   * @throws IllegalArgumentException if {@code name} is empty, longer than 255 characters (64 in
+   *     ShedLock's layout) or holds a control character
    * @throws ClientClosedException if this client is closed
    */
   @Override
   public Mutex mutex(String name) {
     Objects.requireNonNull(name, "name");
-    if (name.isEmpty() || name.length() > 255 || name.chars().anyMatch(Character::isISOControl)) {
-      throw new IllegalArgumentException("A SQL lock name must be 1 to 255 printable characters: '"
-          + name.replaceAll("\\p{Cntrl}", "?") + "'" + (name.length() > 255 ? " has " + name.length() : ""));
+    int max = session.dialect().maxNameLength();
+    if (name.isEmpty() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException("A lock name in " + session.dialect().table() + " must be 1 to " + max
+          + " printable characters: '" + name.replaceAll("\\p{Cntrl}", "?") + "'"
+          + (name.length() > max ? " has " + name.length() : ""));
     }
     session.checkOpen();
     return new JdbcMutex(session, name);
@@ -237,6 +237,7 @@ public final class JdbcBaton implements Coordinator {
     private boolean createSchema;
     private String tablePrefix = "baton_";
     private String owner;
+    private String shedLockTable;
     private int threads = 4;
 
     private Builder() {}
@@ -298,6 +299,23 @@ public final class JdbcBaton implements Coordinator {
       return this;
     }
 
+    /**
+     * Keep locks in ShedLock's table {@code table} ({@code name, lock_until, locked_at, locked_by}),
+     * so that this client's mutexes and ShedLock's {@code JdbcTemplateLockProvider} on the same
+     * names exclude each other; configure ShedLock with {@code usingDbTime()}, so both judge {@code
+     * lock_until} by the database's clock in UTC. Fencing tokens are kept in {@code <prefix>fence}.
+     * ShedLock does not announce its releases, so waiters re-check on a back-off (at most a second).
+     * PostgreSQL only so far. Lock names are at most 64 characters there (ShedLock's column).
+     */
+    public Builder shedLockTable(String table) {
+      Objects.requireNonNull(table, "table");
+      if (!PREFIX.matcher(table).matches()) {
+        throw new IllegalArgumentException("The ShedLock table '" + table + "' must be a plain SQL name");
+      }
+      this.shedLockTable = table;
+      return this;
+    }
+
     /** What lock rows name as the holder's host: the host name by default. */
     public Builder owner(String owner) {
       this.owner = Objects.requireNonNull(owner, "owner");
@@ -355,7 +373,12 @@ public final class JdbcBaton implements Coordinator {
           throw new ConnectionException("Could not connect to " + describe + ": " + e.getMessage()
               + "; is the database running and reachable?", e);
         }
-        Dialect dialect = Dialect.forProduct(product, tablePrefix + "lock");
+        Dialect dialect = shedLockTable == null ? Dialect.forProduct(product, tablePrefix + "lock")
+            : Dialect.shedLock(product, shedLockTable, tablePrefix + "fence");
+        if (dialect == null && shedLockTable != null) {
+          throw new IllegalArgumentException("The ShedLock layout is implemented on PostgreSQL only so far; "
+              + describe + " is " + product);
+        }
         if (dialect == null) {
           throw new IllegalArgumentException("baton-jdbc runs on PostgreSQL and MySQL/MariaDB; " + describe
               + " is " + product);
@@ -407,7 +430,9 @@ public final class JdbcBaton implements Coordinator {
       try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
         if (create) {
           try {
-            s.execute(dialect.createStatement());
+            for (String ddl : dialect.createStatements()) {
+              s.execute(ddl);
+            }
           } catch (SQLException e) {
             if (dialect.isDenied(e)) {
               throw new JdbcSchemaException(JdbcSchemaException.Problem.NO_RIGHTS, table, dialect.ddl(),
@@ -419,21 +444,17 @@ public final class JdbcBaton implements Coordinator {
           }
         }
         try (ResultSet rs = s.executeQuery(dialect.probe())) {
-          ResultSetMetaData md = rs.getMetaData();
-          int token = md.getColumnType(3);
-          int expires = md.getColumnType(4);
-          if (token != Types.BIGINT || !(expires == Types.TIMESTAMP || expires == Types.TIMESTAMP_WITH_TIMEZONE)) {
+          String problem = dialect.shapeProblem(rs.getMetaData());
+          if (problem != null) {
             throw new JdbcSchemaException(JdbcSchemaException.Problem.WRONG_SHAPE, table, dialect.ddl(),
-                "The table " + table + " in " + describe + " has another shape than Baton's lock table: token is "
-                    + md.getColumnTypeName(3) + " (want BIGINT), expires_at is " + md.getColumnTypeName(4)
-                    + " (want a timestamp). Use another tablePrefix, or a table made by this DDL:\n" + dialect.ddl(),
-                null);
+                "The table " + table + " in " + describe + " has another shape than Baton's lock table: " + problem
+                    + ". Use another tablePrefix, or a table made by this DDL:\n" + dialect.ddl(), null);
           }
         } catch (SQLException e) {
           throw schemaError(e, dialect, describe, "read");
         }
         try {
-          s.executeUpdate("UPDATE " + table + " SET token = token WHERE 1 = 0");
+          s.executeUpdate(dialect.writeProbe());
         } catch (SQLException e) {
           throw schemaError(e, dialect, describe, "update");
         }

@@ -34,6 +34,12 @@ public abstract class Dialect {
     this.table = table;
   }
 
+  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null where not implemented. */
+  public static Dialect shedLock(String product, String table, String fence) {
+    return product.toLowerCase(java.util.Locale.ROOT).contains("postgres") ? new ShedLockPostgresDialect(table, fence)
+        : null;
+  }
+
   public static Dialect forProduct(String product, String table) {
     String p = product.toLowerCase(java.util.Locale.ROOT);
     if (p.contains("postgres")) {
@@ -102,29 +108,71 @@ public abstract class Dialect {
     return "SELECT name, owner, token, expires_at, acquired_at, host, pid, thread FROM " + table + " WHERE 1 = 0";
   }
 
-  /** The DDL to create the table, from the plain SQL file in the jar, with this client's table name. */
+  /** A write that touches no row: fails if the user may not update the table. */
+  public String writeProbe() {
+    return "UPDATE " + table + " SET token = token WHERE 1 = 0";
+  }
+
+  /** What is wrong with the columns {@link #probe()} read, or null if nothing. */
+  public String shapeProblem(java.sql.ResultSetMetaData md) throws SQLException {
+    int token = md.getColumnType(3);
+    int expires = md.getColumnType(4);
+    if (token == java.sql.Types.BIGINT
+        && (expires == java.sql.Types.TIMESTAMP || expires == java.sql.Types.TIMESTAMP_WITH_TIMEZONE)) {
+      return null;
+    }
+    return "token is " + md.getColumnTypeName(3) + " (want BIGINT), expires_at is " + md.getColumnTypeName(4)
+        + " (want a timestamp)";
+  }
+
+  /** The longest lock name the table takes. */
+  public int maxNameLength() {
+    return 255;
+  }
+
+  /** Whether other programs write the lock rows without telling waiters (no notify): waiters then re-check on a back-off. */
+  public boolean foreignWriters() {
+    return false;
+  }
+
+  /** The SQL file in the jar that {@link #ddl()} reads. */
+  protected String ddlResource() {
+    return "/dev/baton/jdbc/" + backend() + ".sql";
+  }
+
+  /** Replaces the default table names of the SQL file with this client's. */
+  protected String names(String sql) {
+    return sql.replace("baton_lock", table);
+  }
+
+  /** The DDL to create the tables, from the plain SQL file in the jar, with this client's table names. */
   public String ddl() {
-    String resource = "/dev/baton/jdbc/" + backend() + ".sql";
+    String resource = ddlResource();
     try (InputStream in = Dialect.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(resource + " is missing from the baton-jdbc jar");
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("baton_lock", table);
+      return names(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new IllegalStateException("Cannot read " + resource, e);
     }
   }
 
-  /** The DDL without its comments, as one statement. */
-  public String createStatement() {
+  /** The DDL without its comments, one statement per element. */
+  public java.util.List<String> createStatements() {
     StringBuilder sb = new StringBuilder();
     for (String line : ddl().split("\n")) {
       if (!line.startsWith("--")) {
         sb.append(line).append('\n');
       }
     }
-    String s = sb.toString().trim();
-    return s.endsWith(";") ? s.substring(0, s.length() - 1) : s;
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (String statement : sb.toString().split(";")) {
+      if (!statement.isBlank()) {
+        out.add(statement.trim());
+      }
+    }
+    return out;
   }
 
   public abstract boolean isMissingTable(SQLException e);

@@ -163,7 +163,7 @@ final class LockQueue {
         return;
       }
       long untilExpiry = TimeUnit.MICROSECONDS.toNanos(Math.max(0, attempt.remainingMicros())) + GRACE_NANOS;
-      if (session.listening()) {
+      if (session.listening() && !session.dialect().foreignWriters()) {
         retryNanos = untilExpiry; // a release is heard; an expiry is not
       } else {
         synchronized (this) {
