@@ -8,6 +8,9 @@ import dev.baton.BatonException;
  * lacks the rights to read, write or create it. Thrown by {@link JdbcBaton.Builder#build()}, before
  * any lock is used; the message names the table and, where it helps, carries the DDL to run.
  * Nothing was changed in the database.
+ *
+ * <p>Connection loss or a timeout during these checks is not reported as this exception but as a
+ * {@link dev.baton.ConnectionException} naming the database: the table may well be fine.
  */
 public class JdbcSchemaException extends BatonException {
   private static final long serialVersionUID = 1L;

@@ -185,7 +185,8 @@ public abstract class Dialect {
     if (!rs.next()) {
       return Optional.empty();
     }
-    java.sql.Timestamp acquired = rs.getTimestamp(3);
+    // Stored in UTC (timestamptz on PostgreSQL, UTC_TIMESTAMP on MySQL): read as such, whatever the JVM's zone.
+    java.sql.Timestamp acquired = rs.getTimestamp(3, java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC")));
     return Optional.of(new Row(rs.getString(1), rs.getLong(2), acquired == null ? null : acquired.toInstant(),
         rs.getString(4), rs.getLong(5), rs.getString(6), rs.getBoolean(7)));
   }

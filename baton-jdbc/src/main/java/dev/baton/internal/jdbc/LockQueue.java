@@ -77,6 +77,10 @@ final class LockQueue {
         }
       }
     });
+    if (session.isClosed()) { // closed while this waiter was on its way in: the close did not see it
+      waiter.future.completeExceptionally(new dev.baton.ClientClosedException(session.settings().describe()));
+      return;
+    }
     wake();
   }
 
