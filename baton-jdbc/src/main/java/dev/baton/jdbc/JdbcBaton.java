@@ -242,7 +242,13 @@ public final class JdbcBaton implements Coordinator {
 
     private Builder() {}
 
-    /** Borrow connections from {@code dataSource}; it must hand out auto-commit connections. */
+    /**
+     * Borrow connections from {@code dataSource} (each statement takes one and gives it back at
+     * once; connections not in auto-commit are switched to it for the statement and back). The pool
+     * must allow {@link #threads} connections plus one, and on PostgreSQL one more, which the client
+     * keeps to {@code LISTEN}: with fewer, statements wait for a connection, renewals are late, and
+     * leases turn SUSPECT.
+     */
     public Builder dataSource(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       return this;

@@ -146,7 +146,16 @@ public final class JdbcSession implements AutoCloseable {
   /** Runs {@code fn} on a connection of the pool, returned at once after. */
   public <T> T run(SqlFn<T> fn) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      return fn.apply(c);
+      if (c.getAutoCommit()) {
+        return fn.apply(c);
+      }
+      // A pool that hands out connections in a transaction: each statement here must commit by itself.
+      c.setAutoCommit(true);
+      try {
+        return fn.apply(c);
+      } finally {
+        c.setAutoCommit(false);
+      }
     }
   }
 
