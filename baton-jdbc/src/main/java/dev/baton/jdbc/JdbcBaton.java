@@ -8,10 +8,12 @@ import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
 import dev.baton.internal.jdbc.Dialect;
 import dev.baton.internal.jdbc.JdbcHold;
+import dev.baton.internal.jdbc.JdbcLeaderLatch;
 import dev.baton.internal.jdbc.JdbcLease;
 import dev.baton.internal.jdbc.JdbcMutex;
 import dev.baton.internal.jdbc.JdbcSession;
 import dev.baton.internal.jdbc.Settings;
+import dev.baton.leader.LeaderLatch;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
@@ -99,6 +101,22 @@ public final class JdbcBaton implements Coordinator {
     }
     session.checkOpen();
     return new JdbcMutex(session, name);
+  }
+
+  /**
+   * A leader latch on the lock row {@code name}: the participant granted the row leads, its lease
+   * is the leadership and its token the leader's fencing token. Connection loss: leadership is not
+   * trusted while the lease is SUSPECT (listeners hear "lost", then "gained" with the same lease if
+   * a renewal succeeds in time); once the lease is LOST the latch queues again. {@code
+   * participants()} lists the leader and this client's participants only: the database keeps no queue.
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses
+   */
+  @Override
+  public LeaderLatch leaderLatch(String name, String participantId) {
+    Objects.requireNonNull(participantId, "participantId");
+    mutex(name); // checks the name and that the client is open
+    return new JdbcLeaderLatch(session, name, participantId);
   }
 
   /**

@@ -134,9 +134,13 @@ public final class JdbcMutex implements Mutex {
 
   @Override
   public CompletableFuture<Lease> acquireAsync() {
+    return acquireAsync(ThreadLabels.of(Thread.currentThread()));
+  }
+
+  /** As {@link #acquireAsync()}, with {@code label} in the row's thread column (a leader latch's participant id). */
+  CompletableFuture<Lease> acquireAsync(String label) {
     session.checkOpen();
-    LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, ThreadLabels.of(Thread.currentThread()),
-        session.newOwnerId());
+    LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, label, session.newOwnerId());
     session.queue(name).add(waiter);
     return waiter.future;
   }
