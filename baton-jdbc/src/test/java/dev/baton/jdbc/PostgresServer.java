@@ -73,6 +73,16 @@ public final class PostgresServer {
     } catch (IOException ignored) {
       // exiting
     }
+    deleteTree(dataDir);
+  }
+
+  /** Deletes the server's files once it is stopped, so that test runs leave nothing in the temp folder. */
+  static void deleteTree(java.nio.file.Path root) {
+    try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(root)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException | java.io.UncheckedIOException ignored) {
+      // best effort
+    }
   }
 
   public int port() {
