@@ -156,10 +156,19 @@ public final class JdbcHold implements Holding {
       return;
     }
     end();
-    session.io(() -> {
+    background(() -> {
       freeRow();
       session.released(name);
     });
+  }
+
+  /** Runs {@code task} on the client's statement threads; once the client has closed them, not at all (the close freed the row). */
+  private void background(Runnable task) {
+    try {
+      session.io(task);
+    } catch (RejectedExecutionException e) {
+      log.debug("{} not freed in the background: the client is closed", name);
+    }
   }
 
   /** As {@link #release()}, on the calling thread: the client is closing. */
@@ -275,7 +284,7 @@ public final class JdbcHold implements Holding {
   private void lose(boolean freeRow) {
     if (moveTo(LeaseState.LOST, LeaseState.HELD, LeaseState.SUSPECT)) {
       end();
-      session.io(() -> {
+      background(() -> {
         if (freeRow) {
           freeRow(); // a renewal may have slipped through: free the row rather than let it block others
         }
