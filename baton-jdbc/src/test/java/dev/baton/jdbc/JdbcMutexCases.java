@@ -201,6 +201,29 @@ abstract class JdbcMutexCases {
   }
 
   @Test
+  void validUntilIsNeverLaterThanTheRowsExpiryByTheDatabasesClock() {
+    JdbcBaton a = client(Duration.ofSeconds(3));
+    try (Lease lease = a.mutex("valid-until").acquire(Duration.ofSeconds(5))) {
+      for (int i = 0; i < 3; i++) {
+        java.time.Instant clientSays = lease.validUntil();
+        java.time.Instant rowSays = a.guarded(lease, c -> {
+          try (PreparedStatement ps = c.prepareStatement("SELECT expires_at FROM " + a.table() + " WHERE name = ?")) {
+            ps.setString(1, "valid-until");
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getTimestamp(1, java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC")))
+                  .toInstant();
+            }
+          }
+        });
+        assertThat(clientSays).isBeforeOrEqualTo(rowSays);
+        long renewedBefore = a.statementsSent();
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.statementsSent() > renewedBefore + 1); // a renewal
+      }
+    }
+  }
+
+  @Test
   void guardedWriteRunsWhileHeldAndIsRefusedOnceReleased() {
     JdbcBaton a = client();
     Lease lease = a.mutex("guard").acquire(Duration.ofSeconds(5));
