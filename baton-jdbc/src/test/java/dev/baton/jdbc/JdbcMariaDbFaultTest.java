@@ -71,4 +71,53 @@ class JdbcMariaDbFaultTest {
       assertThatThrownBy(() -> a.guarded(lease, c -> 1)).isInstanceOf(LeaseLostException.class);
     }
   }
+
+  @Test
+  void holderPausedPastExpiryIsSupersededWithALargerTokenAndItsWritesAreRefused() throws Exception {
+    String db = server.newDatabase();
+    server.run(db, "CREATE TABLE stock (id INT PRIMARY KEY, qty INT NOT NULL, fence BIGINT NOT NULL DEFAULT 0)",
+        "INSERT INTO stock VALUES (42, 100, 0)");
+    GateDataSource gate = new GateDataSource(new org.mariadb.jdbc.MariaDbDataSource(server.url(db)));
+    try (JdbcBaton paused = JdbcBaton.builder().dataSource(gate).createSchema(true)
+            .leaseTtl(Duration.ofSeconds(2)).build();
+        JdbcBaton next = JdbcBaton.builder().url(server.url(db)).leaseTtl(Duration.ofSeconds(2)).build()) {
+      Lease old = paused.mutex("sku-42").acquire(Duration.ofSeconds(5));
+      java.util.concurrent.atomic.AtomicLong lostAt = new java.util.concurrent.atomic.AtomicLong();
+      old.addListener((l, st) -> {
+        if (st == LeaseState.LOST) {
+          lostAt.compareAndSet(0, System.nanoTime());
+        }
+      });
+      assertThat(decrement(paused, old)).isEqualTo(1);
+
+      gate.shut(); // the holder stalls: no renewal reaches the database
+      Lease newer = next.mutex("sku-42").acquire(Duration.ofSeconds(10));
+      long grantedAt = System.nanoTime();
+      assertThat(newer.fencingToken()).isGreaterThan(old.fencingToken());
+      await().atMost(Duration.ofSeconds(5)).until(() -> lostAt.get() != 0);
+      assertThat(lostAt.get()).as("the stalled holder hears LOST before the next grant").isLessThan(grantedAt);
+      assertThat(decrement(next, newer)).isEqualTo(1);
+
+      gate.open();
+      assertThatThrownBy(() -> decrement(paused, old)).isInstanceOf(LeaseLostException.class);
+      try (Connection c = gate.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+          "UPDATE stock SET qty = qty - 1, fence = ? WHERE id = 42 AND fence <= ?")) {
+        ps.setLong(1, old.fencingToken());
+        ps.setLong(2, old.fencingToken());
+        assertThat(ps.executeUpdate()).as("the column fence refuses the stale token too").isZero();
+      }
+      newer.close();
+    }
+  }
+
+  private static int decrement(JdbcBaton baton, Lease lease) {
+    return baton.guarded(lease, c -> {
+      try (java.sql.PreparedStatement ps = c.prepareStatement(
+          "UPDATE stock SET qty = qty - 1, fence = ? WHERE id = 42 AND fence <= ?")) {
+        ps.setLong(1, lease.fencingToken());
+        ps.setLong(2, lease.fencingToken());
+        return ps.executeUpdate();
+      }
+    });
+  }
 }
