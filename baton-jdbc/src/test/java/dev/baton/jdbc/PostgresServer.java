@@ -52,6 +52,7 @@ public final class PostgresServer {
         .setPort(port)
         .setDataDirectory(dataDir)
         .setCleanDataDirectory(false)
+        .setRegisterShutdownHook(false) // ours stops it, then deletes its files
         .setServerConfig("max_connections", "300")
         .setServerConfig("listen_addresses", "127.0.0.1")
         .start();
