@@ -8,12 +8,17 @@ import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
 import dev.baton.internal.jdbc.Dialect;
 import dev.baton.internal.jdbc.JdbcHold;
-import dev.baton.internal.jdbc.JdbcLeaderLatch;
+import dev.baton.internal.leadership.MutexLeaderLatch;
+import dev.baton.internal.leadership.MutexLeaderSelector;
+import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.jdbc.JdbcLease;
 import dev.baton.internal.jdbc.JdbcMutex;
 import dev.baton.internal.jdbc.JdbcSession;
 import dev.baton.internal.jdbc.Settings;
 import dev.baton.leader.LeaderLatch;
+import dev.baton.leader.LeaderSelector;
+import dev.baton.leader.LeaderTask;
+import dev.baton.lock.MultiLock;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
@@ -104,19 +109,46 @@ public final class JdbcBaton implements Coordinator {
   }
 
   /**
-   * A leader latch on the lock row {@code name}: the participant granted the row leads, its lease
-   * is the leadership and its token the leader's fencing token. Connection loss: leadership is not
-   * trusted while the lease is SUSPECT (listeners hear "lost", then "gained" with the same lease if
-   * a renewal succeeds in time); once the lease is LOST the latch queues again. {@code
-   * participants()} lists the leader and this client's participants only: the database keeps no queue.
+   * A participant {@code participantId} in the election of {@code name}, not yet started: the
+   * leader is the holder of the {@linkplain #mutex(String) mutex} on {@code name} (the participant
+   * id is recorded in the row's {@code thread} column), and leadership is that mutex's lease, with
+   * its fencing token. Connection loss: leadership is not trusted while the lease is SUSPECT
+   * (listeners hear "lost", then "gained" with the same lease if a renewal succeeds in time); once
+   * the lease is LOST the latch queues again. {@code participants()} lists the leader and this
+   * client's participants only: the database keeps no queue. The algorithm is baton-api's, shared
+   * with the Redis backend.
    *
    * @throws IllegalArgumentException for a name {@link #mutex} refuses
    */
   @Override
   public LeaderLatch leaderLatch(String name, String participantId) {
     Objects.requireNonNull(participantId, "participantId");
-    mutex(name); // checks the name and that the client is open
-    return new JdbcLeaderLatch(session, name, participantId);
+    return new MutexLeaderLatch(mutex(name), participantId, session.notices(), session::checkOpen);
+  }
+
+  /**
+   * A participant that runs {@code task} each time it leads the election of {@code name} (held as
+   * in {@link #leaderLatch}), and gives up the lead when the task returns; not yet started.
+   */
+  @Override
+  public LeaderSelector leaderSelector(String name, String participantId, LeaderTask task) {
+    Objects.requireNonNull(participantId, "participantId");
+    Objects.requireNonNull(task, "task");
+    return new MutexLeaderSelector(mutex(name), participantId, task, session.notices(), session::checkOpen);
+  }
+
+  /**
+   * The locks taken as one, all or nothing, in a global order (baton-api's algorithm over these
+   * mutexes: each part is a row with its own lease and token).
+   *
+   * @throws IllegalArgumentException if no lock is given, or one name is given twice
+   * @throws ClientClosedException if this client is closed
+   */
+  @Override
+  public MultiLock multiLock(Mutex... locks) {
+    Objects.requireNonNull(locks, "locks");
+    session.checkOpen();
+    return new MutexMultiLock(java.util.Arrays.asList(locks));
   }
 
   /**

@@ -14,8 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The leader latch on the lock row, on a real PostgreSQL. */
-class JdbcPostgresLeaderLatchTest {
+/** Leader latch, leader selector and multi lock (baton-api's algorithms) over the SQL mutex, on a real PostgreSQL. */
+class JdbcPostgresLeadershipTest {
   private static final PostgresServer server = PostgresServer.shared();
   private final List<AutoCloseable> toClose = new ArrayList<>();
 
@@ -85,5 +85,51 @@ class JdbcPostgresLeaderLatchTest {
     only.close();
     assertThat(only.hasLeadership()).isFalse();
     assertThat(only.await(Duration.ZERO)).isFalse();
+  }
+
+  @Test
+  void selectorsRunTheirTasksOneAtATimeWithGrowingTokens() throws Exception {
+    String url = server.url(server.newDatabase(), "");
+    JdbcBaton a = track(JdbcBaton.builder().url(url).createSchema(true).build());
+    JdbcBaton b = track(JdbcBaton.builder().url(url).build());
+    java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger overlaps = new java.util.concurrent.atomic.AtomicInteger();
+    List<Long> tokens = new CopyOnWriteArrayList<>();
+    dev.baton.leader.LeaderTask task = leadership -> {
+      if (inside.incrementAndGet() != 1) {
+        overlaps.incrementAndGet();
+      }
+      tokens.add(leadership.fencingToken());
+      inside.decrementAndGet();
+    };
+    var s1 = track(a.leaderSelector("/jobs/nightly", "s1", task).autoRequeue());
+    var s2 = track(b.leaderSelector("/jobs/nightly", "s2", task).autoRequeue());
+    s1.start();
+    s2.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> tokens.size() >= 6);
+    s1.close();
+    s2.close();
+    assertThat(overlaps).hasValue(0);
+    assertThat(tokens).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aMultiLockTakesEveryRowOrNone() {
+    String url = server.url(server.newDatabase(), "");
+    JdbcBaton a = track(JdbcBaton.builder().url(url).createSchema(true).build());
+    JdbcBaton b = track(JdbcBaton.builder().url(url).build());
+    var both = a.multiLock(a.mutex("/accounts/1"), a.mutex("/accounts/2"));
+    Lease blocker = b.mutex("/accounts/2").acquire(Duration.ofSeconds(5));
+    assertThat(both.tryAcquire(Duration.ofMillis(300))).isEmpty();
+    assertThat(b.mutex("/accounts/1").tryAcquire(Duration.ZERO)).as("nothing kept of a failed attempt").isPresent()
+        .get().satisfies(Lease::close);
+    blocker.close();
+    try (var lease = both.acquire(Duration.ofSeconds(10))) {
+      assertThat(lease.parts()).hasSize(2).allSatisfy(p -> assertThat(p.isValid()).isTrue());
+      assertThat(b.mutex("/accounts/1").tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(b.mutex("/accounts/2").tryAcquire(Duration.ZERO)).isEmpty();
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.mutex("/accounts/1").holder().isEmpty()
+        && b.mutex("/accounts/2").holder().isEmpty());
   }
 }
