@@ -64,7 +64,9 @@ class JdbcPostgresFaultTest {
     lease.addListener((l, s) -> states.add(s));
 
     cutOff("holder");
-    await().atMost(Duration.ofSeconds(10)).until(() -> states.contains(LeaseState.SUSPECT));
+    // Wait for a failure the client saw (not just a renewal slowed by a busy machine): SUSPENDED.
+    await().atMost(Duration.ofSeconds(10)).until(() -> connection.contains(ConnectionState.SUSPENDED)
+        && states.contains(LeaseState.SUSPECT));
     assertThat(lease.isValid()).isFalse();
     server.admin("ALTER ROLE holder LOGIN");
 
