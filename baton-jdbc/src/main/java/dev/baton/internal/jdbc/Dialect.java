@@ -1,0 +1,193 @@
+package dev.baton.internal.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The SQL of one database family over the lock table. Every statement is one round trip and runs
+ * under auto-commit unless said otherwise; times are the database's. The table keeps one row per
+ * lock name: {@code owner} is null while the lock is free, {@code token} only grows.
+ */
+public abstract class Dialect {
+  /** Who asks: written into the row so that {@code holder()} can name host, pid and thread. */
+  public record Asker(String owner, String host, long pid, String thread) {}
+
+  /** The outcome of a grant attempt: the token if granted, else how long the holder's row has left. */
+  public record Attempt(boolean granted, long token, long remainingMicros) {}
+
+  /** A lock row as read. */
+  public record Row(String owner, long token, Instant acquiredAt, String host, long pid, String thread,
+      boolean live) {}
+
+  protected final String table;
+  private volatile int queryTimeoutSeconds = 0;
+  private final java.util.concurrent.atomic.AtomicLong statements = new java.util.concurrent.atomic.AtomicLong();
+
+  protected Dialect(String table) {
+    this.table = table;
+  }
+
+  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null where not implemented. */
+  public static Dialect shedLock(String product, String table, String fence) {
+    return product.toLowerCase(java.util.Locale.ROOT).contains("postgres") ? new ShedLockPostgresDialect(table, fence)
+        : null;
+  }
+
+  public static Dialect forProduct(String product, String table) {
+    String p = product.toLowerCase(java.util.Locale.ROOT);
+    if (p.contains("postgres")) {
+      return new PostgresDialect(table);
+    }
+    if (p.contains("mysql") || p.contains("mariadb")) {
+      return new MysqlDialect(table);
+    }
+    return null;
+  }
+
+  /** {@code postgresql} or {@code mysql}. */
+  public abstract String backend();
+
+  public String table() {
+    return table;
+  }
+
+  void queryTimeout(int seconds) {
+    this.queryTimeoutSeconds = seconds;
+  }
+
+  /** Statements prepared (each executed once) through this dialect: every round trip the recipes make. */
+  public long statements() {
+    return statements.get();
+  }
+
+  protected PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    statements.incrementAndGet();
+    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
+    if (queryTimeoutSeconds > 0) {
+      ps.setQueryTimeout(queryTimeoutSeconds);
+    }
+    return ps;
+  }
+
+  /**
+   * Grants the lock to {@code asker} if it is free, its holder's row has expired, or the row already
+   * names {@code asker.owner()} (an earlier attempt of the same waiter whose reply was lost), bumping
+   * the token each time.
+   */
+  public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
+
+  /** Extends the row while it still names this grant and has not expired; false if it does not. */
+  public abstract boolean renew(Connection c, String name, String owner, long token, long ttlMicros)
+      throws SQLException;
+
+  /** Frees the row if it still names this grant (and wakes waiters where the database can). */
+  public abstract boolean release(Connection c, String name, String owner, long token, String channel,
+      String payload) throws SQLException;
+
+  /** Frees the row if it names {@code owner}, whatever its token: a waiter that gave up after an attempt of unknown outcome. */
+  public abstract boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException;
+
+  /**
+   * In the caller's transaction: whether the row still names this grant and has not expired,
+   * locking it in share mode so that no other grant can be made until the transaction ends.
+   */
+  public abstract boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException;
+
+  public abstract Optional<Row> read(Connection c, String name) throws SQLException;
+
+  /** The columns every statement uses: a query that fails if one is missing. */
+  public String probe() {
+    return "SELECT name, owner, token, expires_at, acquired_at, host, pid, thread FROM " + table + " WHERE 1 = 0";
+  }
+
+  /** A write that touches no row: fails if the user may not update the table. */
+  public String writeProbe() {
+    return "UPDATE " + table + " SET token = token WHERE 1 = 0";
+  }
+
+  /** What is wrong with the columns {@link #probe()} read, or null if nothing. */
+  public String shapeProblem(java.sql.ResultSetMetaData md) throws SQLException {
+    int token = md.getColumnType(3);
+    int expires = md.getColumnType(4);
+    if (token == java.sql.Types.BIGINT
+        && (expires == java.sql.Types.TIMESTAMP || expires == java.sql.Types.TIMESTAMP_WITH_TIMEZONE)) {
+      return null;
+    }
+    return "token is " + md.getColumnTypeName(3) + " (want BIGINT), expires_at is " + md.getColumnTypeName(4)
+        + " (want a timestamp)";
+  }
+
+  /** The longest lock name the table takes. */
+  public int maxNameLength() {
+    return 255;
+  }
+
+  /** Whether other programs write the lock rows without telling waiters (no notify): waiters then re-check on a back-off. */
+  public boolean foreignWriters() {
+    return false;
+  }
+
+  /** The SQL file in the jar that {@link #ddl()} reads. */
+  protected String ddlResource() {
+    return "/dev/baton/jdbc/" + backend() + ".sql";
+  }
+
+  /** Replaces the default table names of the SQL file with this client's. */
+  protected String names(String sql) {
+    return sql.replace("baton_lock", table);
+  }
+
+  /** The DDL to create the tables, from the plain SQL file in the jar, with this client's table names. */
+  public String ddl() {
+    String resource = ddlResource();
+    try (InputStream in = Dialect.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is missing from the baton-jdbc jar");
+      }
+      return names(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot read " + resource, e);
+    }
+  }
+
+  /** The DDL without its comments, one statement per element. */
+  public java.util.List<String> createStatements() {
+    StringBuilder sb = new StringBuilder();
+    for (String line : ddl().split("\n")) {
+      if (!line.startsWith("--")) {
+        sb.append(line).append('\n');
+      }
+    }
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (String statement : sb.toString().split(";")) {
+      if (!statement.isBlank()) {
+        out.add(statement.trim());
+      }
+    }
+    return out;
+  }
+
+  public abstract boolean isMissingTable(SQLException e);
+
+  public abstract boolean isMissingColumn(SQLException e);
+
+  public abstract boolean isDenied(SQLException e);
+
+  protected static Optional<Row> row(ResultSet rs) throws SQLException {
+    if (!rs.next()) {
+      return Optional.empty();
+    }
+    // Stored in UTC (timestamptz on PostgreSQL, UTC_TIMESTAMP on MySQL): read as such, whatever the JVM's zone.
+    java.sql.Timestamp acquired = rs.getTimestamp(3, java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC")));
+    return Optional.of(new Row(rs.getString(1), rs.getLong(2), acquired == null ? null : acquired.toInstant(),
+        rs.getString(4), rs.getLong(5), rs.getString(6), rs.getBoolean(7)));
+  }
+}

@@ -1,0 +1,200 @@
+package dev.baton.internal.jdbc;
+
+import dev.baton.BatonException;
+import dev.baton.BatonInterruptedException;
+import dev.baton.internal.lease.ThreadLabels;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * A mutex on one row of the lock table: reentrant per thread for blocking acquires (levels are
+ * counted here, the row is taken once), queued in this client's {@link LockQueue} for the name.
+ */
+public final class JdbcMutex implements Mutex {
+  private final JdbcSession session;
+  private final String name;
+  private final ConcurrentHashMap<Thread, JdbcHold> owned = new ConcurrentHashMap<>();
+
+  public JdbcMutex(JdbcSession session, String name) {
+    this.session = session;
+    this.name = name;
+  }
+
+  @Override
+  public String path() {
+    return name;
+  }
+
+  @Override
+  public Lease acquire() {
+    return blocking(null).orElseThrow();
+  }
+
+  @Override
+  public Lease acquire(Duration timeout) {
+    checkTimeout(timeout);
+    return blocking(timeout).orElseThrow(() -> new AcquireTimeoutException(name, timeout));
+  }
+
+  @Override
+  public Optional<Lease> tryAcquire(Duration timeout) {
+    checkTimeout(timeout);
+    return blocking(timeout);
+  }
+
+  private static void checkTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("The timeout must not be negative: " + timeout);
+    }
+  }
+
+  private Optional<Lease> blocking(Duration timeout) {
+    session.checkOpen();
+    Thread me = Thread.currentThread();
+    JdbcHold mine = owned.get(me);
+    if (mine != null) {
+      if (mine.enter()) {
+        return Optional.of(new JdbcLease(mine));
+      }
+      owned.remove(me, mine);
+    }
+    if (timeout != null && timeout.isZero()) {
+      return tryOnce(me);
+    }
+    LockQueue.Waiter waiter = new LockQueue.Waiter(this, me, ThreadLabels.of(me), session.newOwnerId());
+    session.queue(name).add(waiter);
+    try {
+      Lease lease = timeout == null ? waiter.future.get() : waiter.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return Optional.of(lease);
+    } catch (TimeoutException e) {
+      if (waiter.future.cancel(false) || waiter.future.isCompletedExceptionally()) {
+        return Optional.empty();
+      }
+      return Optional.of(waiter.future.join()); // granted just as the time ran out
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      if (!waiter.future.cancel(false) && !waiter.future.isCompletedExceptionally()) {
+        waiter.future.join().close(); // granted just as the wait was interrupted: give it back
+      }
+      throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
+    } catch (ExecutionException e) {
+      throw unwrap(e.getCause());
+    }
+  }
+
+  private Optional<Lease> tryOnce(Thread me) {
+    String owner = session.newOwnerId();
+    long sentAt = System.nanoTime();
+    try {
+      Dialect.Attempt attempt = session.run(c -> session.dialect().tryGrant(c, name,
+          new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
+          session.settings().leaseTtl().toNanos() / 1000));
+      session.succeeded();
+      if (!attempt.granted()) {
+        return Optional.empty();
+      }
+      JdbcHold hold = new JdbcHold(session, name, owner, attempt.token(), sentAt);
+      hold.start();
+      bind(me, hold);
+      return Optional.of(new JdbcLease(hold));
+    } catch (SQLException e) {
+      session.failed(e);
+      session.abandon(name, owner); // the attempt's outcome is unknown: free the row should it be ours
+      throw session.error("trying " + name, e);
+    }
+  }
+
+  private static RuntimeException unwrap(Throwable cause) {
+    if (cause instanceof RuntimeException r) {
+      return r;
+    }
+    return new BatonException(String.valueOf(cause), cause);
+  }
+
+  /** Binds {@code hold} to {@code thread} for reentrancy, until it ends. */
+  void bind(Thread thread, JdbcHold hold) {
+    owned.put(thread, hold);
+    hold.onEnd(() -> owned.remove(thread, hold));
+  }
+
+  @Override
+  public CompletableFuture<Lease> acquireAsync() {
+    return acquireAsync(ThreadLabels.of(Thread.currentThread()));
+  }
+
+  /** As {@link #acquireAsync()}, with {@code label} in the row's thread column (a leader latch's participant id). */
+  CompletableFuture<Lease> acquireAsync(String label) {
+    session.checkOpen();
+    LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, label, session.newOwnerId());
+    session.queue(name).add(waiter);
+    return waiter.future;
+  }
+
+  @Override
+  public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+    checkTimeout(timeout);
+    CompletableFuture<Lease> future = acquireAsync();
+    var deadline = session.timer().schedule(
+        () -> future.completeExceptionally(new AcquireTimeoutException(name, timeout)),
+        timeout.toNanos(), TimeUnit.NANOSECONDS);
+    future.whenComplete((lease, error) -> deadline.cancel(false));
+    return future;
+  }
+
+  @Override
+  public boolean isHeldByCurrentThread() {
+    JdbcHold hold = owned.get(Thread.currentThread());
+    return hold != null && hold.state().isValid();
+  }
+
+  @Override
+  public Optional<LockOwner> holder() {
+    session.checkOpen();
+    try {
+      return session.run(c -> session.dialect().read(c, name))
+          .filter(Dialect.Row::live)
+          .map(r -> new LockOwner(r.owner(), r.token(), r.host(), r.pid(), r.thread(), 0, r.acquiredAt(), false));
+    } catch (SQLException e) {
+      throw session.error("reading the holder of " + name, e);
+    }
+  }
+
+  /**
+   * This client's waiters on the name, in the order they will try: the database keeps no queue,
+   * so waiters of other clients are not listed.
+   */
+  @Override
+  public List<LockOwner> waiters() {
+    LockQueue queue = session.existingQueue(name);
+    if (queue == null) {
+      return List.of();
+    }
+    return queue.snapshot().stream()
+        .map(w -> new LockOwner("", 0, session.settings().host(), session.pid(), w.thread, 0, w.queuedAt, false))
+        .collect(Collectors.toList());
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcMutex[" + name + " on " + session.settings().describe() + "]";
+  }
+
+  static boolean isCancel(Throwable t) {
+    return t instanceof CancellationException;
+  }
+}

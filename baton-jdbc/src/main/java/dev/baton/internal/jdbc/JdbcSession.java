@@ -1,0 +1,384 @@
+package dev.baton.internal.jdbc;
+
+import dev.baton.BatonException;
+import dev.baton.ClientClosedException;
+import dev.baton.ConnectionException;
+import dev.baton.ConnectionState;
+import dev.baton.ConnectionStateListener;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a SQL client's recipes share: the data source, the dialect, the threads (a few for
+ * blocking statements, one timer, one for completing futures, one for notices), this client's
+ * queues per lock name and held leases, the connection state and, on PostgreSQL, the listening
+ * connection.
+ */
+public final class JdbcSession implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(JdbcSession.class);
+
+  /** Work on a connection. */
+  @FunctionalInterface
+  public interface SqlFn<T> {
+    T apply(Connection c) throws SQLException;
+  }
+
+  private final DataSource dataSource;
+  private final AutoCloseable ownPool;
+  private final Dialect dialect;
+  private final Settings settings;
+  private final String clientId = UUID.randomUUID().toString();
+  private final long pid = ProcessHandle.current().pid();
+  private final AtomicLong owners = new AtomicLong();
+  private final ThreadPoolExecutor io;
+  private final ScheduledThreadPoolExecutor timer;
+  private final ExecutorService events;
+  private final ExecutorService notices;
+  private final ConcurrentHashMap<String, LockQueue> queues = new ConcurrentHashMap<>();
+  private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
+  private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
+  private volatile PgListener listener;
+  private volatile boolean closed;
+  private ConnectionState state = ConnectionState.CONNECTED; // guarded by this
+  private ScheduledFuture<?> lostCheck; // guarded by this
+
+  private record StateListener(ConnectionStateListener listener, Executor executor) {}
+
+  public JdbcSession(DataSource dataSource, AutoCloseable ownPool, Dialect dialect, Settings settings) {
+    this.dataSource = dataSource;
+    this.ownPool = ownPool;
+    this.dialect = dialect;
+    this.settings = settings;
+    dialect.queryTimeout(settings.queryTimeoutSeconds());
+    this.io = new ThreadPoolExecutor(settings.ioThreads(), settings.ioThreads(), 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), threads("baton-jdbc-io"));
+    io.allowCoreThreadTimeOut(true);
+    this.timer = new ScheduledThreadPoolExecutor(1, threads("baton-jdbc-timer"));
+    timer.setRemoveOnCancelPolicy(true);
+    this.events = Executors.newSingleThreadExecutor(threads("baton-jdbc-events"));
+    this.notices = Executors.newSingleThreadExecutor(threads("baton-jdbc-notices"));
+  }
+
+  /** Starts listening for releases (PostgreSQL only). */
+  public void startListening() {
+    if (!"postgresql".equals(dialect.backend())) {
+      return;
+    }
+    try {
+      PgListener l = new PgListener(this);
+      listener = l;
+      l.start();
+    } catch (LinkageError e) {
+      log.warn("The PostgreSQL driver's LISTEN API is not visible to baton-jdbc ({}); waiters re-check on a back-off",
+          e.toString());
+    }
+  }
+
+  private static ThreadFactory threads(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  long pid() {
+    return pid;
+  }
+
+  String newOwnerId() {
+    return clientId + "-" + owners.incrementAndGet();
+  }
+
+  String clientId() {
+    return clientId;
+  }
+
+  /** The channel releases are announced on: one per lock table. */
+  String channel() {
+    return dialect.table().replace('.', '_') + "_released";
+  }
+
+  String notifyPayload(String name) {
+    return clientId + "|" + name;
+  }
+
+  /** How many statements this client has sent through the pool (the listening connection's aside). */
+  public long statementsSent() {
+    return dialect.statements();
+  }
+
+  /** Runs {@code fn} on a connection of the pool, returned at once after. */
+  public <T> T run(SqlFn<T> fn) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      if (c.getAutoCommit()) {
+        return fn.apply(c);
+      }
+      // A pool that hands out connections in a transaction: each statement here must commit by itself.
+      c.setAutoCommit(true);
+      try {
+        return fn.apply(c);
+      } finally {
+        c.setAutoCommit(false);
+      }
+    }
+  }
+
+  void io(Runnable task) {
+    io.execute(task);
+  }
+
+  ScheduledThreadPoolExecutor timer() {
+    return timer;
+  }
+
+  Executor events() {
+    return events;
+  }
+
+  public Executor notices() {
+    return notices;
+  }
+
+  public void checkOpen() {
+    if (closed) {
+      throw new ClientClosedException(settings.describe());
+    }
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  LockQueue queue(String name) {
+    return queues.computeIfAbsent(name, n -> new LockQueue(this, n));
+  }
+
+  LockQueue existingQueue(String name) {
+    return queues.get(name);
+  }
+
+  void forgetIfIdle(LockQueue queue) {
+    queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.isIdle() ? null : q);
+  }
+
+  /** A lease of this client on {@code name} ended: its next waiter may try. */
+  void released(String name) {
+    LockQueue q = queues.get(name);
+    if (q != null) {
+      q.released();
+    }
+  }
+
+  /** Frees the row of {@code name} if it names {@code owner}, in the background, retried once; it expires with its TTL otherwise. */
+  void abandon(String name, String owner) {
+    Runnable attempt = () -> {
+      for (int i = 0; i < 2; i++) {
+        try {
+          run(c -> dialect.abandon(c, name, owner, channel(), notifyPayload(name)));
+          return;
+        } catch (SQLException | RuntimeException e) {
+          log.debug("Could not free {} for {}: {}", name, owner, e.toString());
+        }
+      }
+    };
+    try {
+      io.execute(attempt);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      attempt.run(); // closing: try on this thread
+    }
+  }
+
+  /** Another client released {@code name} (PostgreSQL's notify). */
+  void heard(String payload) {
+    int bar = payload.indexOf('|');
+    if (bar < 0 || payload.substring(0, bar).equals(clientId)) {
+      return; // our own releases wake our waiters directly
+    }
+    LockQueue q = queues.get(payload.substring(bar + 1));
+    if (q != null) {
+      q.wake();
+    }
+  }
+
+  /** The listening connection is (back) up: releases may have been missed, so every queue checks. */
+  void listeningResumed() {
+    queues.values().forEach(LockQueue::wake);
+  }
+
+  boolean listening() {
+    PgListener l = listener;
+    return l != null && l.isListening();
+  }
+
+  void register(JdbcHold hold) {
+    holds.add(hold);
+    if (closed) {
+      hold.releaseNow();
+    }
+  }
+
+  void unregister(JdbcHold hold) {
+    holds.remove(hold);
+  }
+
+  /** A statement succeeded: the database is reachable. */
+  void succeeded() {
+    synchronized (this) {
+      if (state.isConnected()) {
+        return;
+      }
+      if (lostCheck != null) {
+        lostCheck.cancel(false);
+      }
+      state = ConnectionState.RECONNECTED;
+    }
+    tell(ConnectionState.RECONNECTED);
+  }
+
+  /** A statement failed: if for want of a connection, the client is SUSPENDED and every lease SUSPECT. */
+  void failed(Throwable e) {
+    if (!isConnectionFailure(e)) {
+      return;
+    }
+    synchronized (this) {
+      if (!state.isConnected() || closed) {
+        return;
+      }
+      state = ConnectionState.SUSPENDED;
+      try {
+        lostCheck = timer.schedule(this::presumeLost, settings.leaseTtl().toNanos(), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException ignored) {
+        // closing
+      }
+    }
+    tell(ConnectionState.SUSPENDED);
+    holds.forEach(JdbcHold::suspect);
+  }
+
+  private void presumeLost() {
+    synchronized (this) {
+      if (state != ConnectionState.SUSPENDED) {
+        return;
+      }
+      state = ConnectionState.LOST;
+    }
+    tell(ConnectionState.LOST);
+  }
+
+  static boolean isConnectionFailure(Throwable e) {
+    if (e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException
+        || e instanceof SQLTimeoutException) {
+      return true;
+    }
+    if (e instanceof SQLException s) {
+      String st = s.getSQLState();
+      return st != null && (st.startsWith("08") || st.startsWith("57P") || st.equals("HYT00"));
+    }
+    return false;
+  }
+
+  public synchronized ConnectionState connectionState() {
+    return state;
+  }
+
+  public void addStateListener(ConnectionStateListener l, Executor executor) {
+    stateListeners.add(new StateListener(l, executor == null ? notices : executor));
+  }
+
+  public void removeStateListener(ConnectionStateListener l) {
+    stateListeners.removeIf(s -> s.listener() == l);
+  }
+
+  private void tell(ConnectionState next) {
+    for (StateListener s : stateListeners) {
+      try {
+        s.executor().execute(() -> s.listener().stateChanged(next));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        log.debug("A connection-state listener was not told of {}", next);
+      }
+    }
+  }
+
+  /** A failed statement, as the caller sees it: which database, doing what, and why. */
+  public BatonException error(String doing, SQLException e) {
+    if (isConnectionFailure(e)) {
+      return new ConnectionException("Lost the connection to " + settings.describe() + " while " + doing
+          + ": " + e.getMessage(), e);
+    }
+    return new BatonException("The database " + settings.describe() + " refused " + doing + ": " + e.getMessage()
+        + " (SQLState " + e.getSQLState() + ")", e);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (LockQueue q : queues.values()) {
+      for (LockQueue.Waiter w : q.snapshot()) {
+        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+      }
+    }
+    for (JdbcHold h : holds) {
+      h.releaseNow();
+    }
+    PgListener l = listener;
+    if (l != null) {
+      l.close();
+    }
+    timer.shutdownNow();
+    io.shutdown();
+    try {
+      io.awaitTermination(settings.queryTimeoutSeconds() + 1L, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    io.shutdownNow();
+    events.shutdown();
+    notices.shutdown();
+    if (ownPool != null) {
+      try {
+        ownPool.close();
+      } catch (Exception e) {
+        log.debug("Closing the pool of {} failed", settings.describe(), e);
+      }
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.baton.internal.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * MySQL and MariaDB: the grant is one conditional {@code UPDATE} of the lock's row (free or
+ * expired only) that bumps the token through {@code LAST_INSERT_ID(token + 1)}, read back on the
+ * same connection; the row is made once with {@code INSERT IGNORE}. Times are {@code
+ * UTC_TIMESTAMP(6)}, so clients in different session time zones agree. There is no notify: waiters
+ * re-check on a back-off.
+ */
+final class MysqlDialect extends Dialect {
+  private static final String GRANT = "UPDATE {T} SET owner = ?, token = LAST_INSERT_ID(token + 1),"
+      + " expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND), acquired_at = UTC_TIMESTAMP(6),"
+      + " host = ?, pid = ?, thread = ?"
+      + " WHERE name = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6) OR owner = ?)";
+  private static final String TOKEN = "SELECT LAST_INSERT_ID()";
+  private static final String REMAINING = "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)"
+      + " FROM {T} WHERE name = ?";
+  private static final String CREATE_ROW = "INSERT IGNORE INTO {T} (name, token, expires_at)"
+      + " VALUES (?, 0, '1970-01-02 00:00:00')";
+  private static final String RENEW = "UPDATE {T} SET expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND)"
+      + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
+  private static final String RELEASE = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6),"
+      + " host = NULL, pid = NULL, thread = NULL WHERE name = ? AND owner = ? AND token = ?";
+  private static final String ABANDON = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6), host = NULL,"
+      + " pid = NULL, thread = NULL WHERE name = ? AND owner = ?";
+  private static final String LOCK_IF_HELD = "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
+      + " AND expires_at > UTC_TIMESTAMP(6) LOCK IN SHARE MODE";
+  private static final String READ = "SELECT owner, token, acquired_at, host, pid, thread,"
+      + " owner IS NOT NULL AND expires_at > UTC_TIMESTAMP(6) FROM {T} WHERE name = ?";
+
+  MysqlDialect(String table) {
+    super(table);
+  }
+
+  @Override
+  public String backend() {
+    return "mysql";
+  }
+
+  @Override
+  public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException {
+    for (int round = 0; round < 2; round++) {
+      int updated;
+      try (PreparedStatement ps = prepare(c, GRANT)) {
+        ps.setString(1, asker.owner());
+        ps.setLong(2, ttlMicros);
+        ps.setString(3, asker.host());
+        ps.setLong(4, asker.pid());
+        ps.setString(5, asker.thread());
+        ps.setString(6, name);
+        ps.setString(7, asker.owner());
+        updated = ps.executeUpdate();
+      }
+      if (updated == 1) {
+        try (PreparedStatement ps = prepare(c, TOKEN); ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return new Attempt(true, rs.getLong(1), 0);
+        }
+      }
+      try (PreparedStatement ps = prepare(c, REMAINING)) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return new Attempt(false, 0, Math.max(0, rs.getLong(1)));
+          }
+        }
+      }
+      try (PreparedStatement ps = prepare(c, CREATE_ROW)) { // first use of this name
+        ps.setString(1, name);
+        ps.executeUpdate();
+      }
+    }
+    return new Attempt(false, 0, 0);
+  }
+
+  @Override
+  public boolean renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+    try (PreparedStatement ps = prepare(c, RENEW)) {
+      ps.setLong(1, ttlMicros);
+      ps.setString(2, name);
+      ps.setString(3, owner);
+      ps.setLong(4, token);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  @Override
+  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, RELEASE)) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      ps.setLong(3, token);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  @Override
+  public boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, ABANDON)) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  @Override
+  public boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException {
+    try (PreparedStatement ps = prepare(c, LOCK_IF_HELD)) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      ps.setLong(3, token);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  @Override
+  public Optional<Row> read(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = prepare(c, READ)) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return row(rs);
+      }
+    }
+  }
+
+  @Override
+  public boolean isMissingTable(SQLException e) {
+    return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean isMissingColumn(SQLException e) {
+    return e.getErrorCode() == 1054 || "42S22".equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean isDenied(SQLException e) {
+    int code = e.getErrorCode();
+    return code == 1142 || code == 1143 || code == 1044 || code == 1045;
+  }
+}

@@ -1,0 +1,335 @@
+package dev.baton.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.ClientClosedException;
+import dev.baton.lock.AcquireTimeoutException;
+import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseLostException;
+import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The mutex's contract, run on each database by a subclass that says how to reach a fresh one. */
+abstract class JdbcMutexCases {
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  /** A builder on a fresh, empty database (or table prefix) of the server under test. */
+  protected abstract JdbcBaton.Builder freshBuilder();
+
+  /** The backend name the client must report. */
+  protected abstract String expectedBackend();
+
+  private JdbcBaton.Builder current;
+
+  /** A client on this test's database: the first call picks the database, later ones share it. */
+  protected JdbcBaton client() {
+    return client(Duration.ofSeconds(30));
+  }
+
+  protected JdbcBaton client(Duration ttl) {
+    if (current == null) {
+      current = freshBuilder();
+    }
+    JdbcBaton baton = current.leaseTtl(ttl).renewEvery(ttl.dividedBy(3)).createSchema(true).build();
+    toClose.add(baton);
+    return baton;
+  }
+
+  @AfterEach
+  void closeClients() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+  }
+
+  @Test
+  void reportsItsBackend() {
+    assertThat(client().backend()).isEqualTo(expectedBackend());
+  }
+
+  @Test
+  void tokensStrictlyGrowAcrossHoldersAndClients() {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    long last = 0;
+    for (int i = 0; i < 6; i++) {
+      JdbcBaton c = i % 2 == 0 ? a : b;
+      try (Lease lease = c.mutex("/locks/sku-42").acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.state()).isEqualTo(LeaseState.HELD);
+        assertThat(lease.fencingToken()).isGreaterThan(last);
+        last = lease.fencingToken();
+      }
+    }
+  }
+
+  @Test
+  void excludesUnderContentionAndTokensFollowEntryOrder() throws Exception {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    List<Long> tokens = new CopyOnWriteArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int t = 0; t < 6; t++) {
+        Mutex mutex = (t % 2 == 0 ? a : b).mutex("contended");
+        runs.add(pool.submit(() -> {
+          for (int i = 0; i < 8; i++) {
+            try (Lease lease = mutex.acquire(Duration.ofSeconds(30))) {
+              if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+              }
+              tokens.add(lease.fencingToken());
+              inside.decrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : runs) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(overlaps).hasValue(0);
+    assertThat(tokens).hasSize(48).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void reentrantPerThreadWithOneRowAndOneToken() {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    Mutex mutex = a.mutex("reentrant");
+    Lease outer = mutex.acquire(Duration.ofSeconds(5));
+    Lease inner = mutex.acquire(Duration.ofSeconds(5));
+    assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+    assertThat(mutex.isHeldByCurrentThread()).isTrue();
+    inner.close();
+    assertThat(outer.isValid()).isTrue();
+    assertThat(b.mutex("reentrant").tryAcquire(Duration.ZERO)).isEmpty();
+    outer.close();
+    assertThat(mutex.isHeldByCurrentThread()).isFalse();
+    try (Lease other = b.mutex("reentrant").acquire(Duration.ofSeconds(5))) {
+      assertThat(other.fencingToken()).isGreaterThan(outer.fencingToken());
+    }
+  }
+
+  @Test
+  void timeoutsLeaveNothingBehind() {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    try (Lease held = a.mutex("busy").acquire(Duration.ofSeconds(5))) {
+      assertThat(b.mutex("busy").tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(b.mutex("busy").tryAcquire(Duration.ofMillis(200))).isEmpty();
+      assertThatThrownBy(() -> b.mutex("busy").acquire(Duration.ofMillis(200)))
+          .isInstanceOf(AcquireTimeoutException.class).hasMessageContaining("busy");
+      assertThat(b.mutex("busy").waiters()).isEmpty();
+      Optional<LockOwner> holder = b.mutex("busy").holder();
+      assertThat(holder).isPresent();
+      assertThat(holder.get().fencingToken()).isEqualTo(held.fencingToken());
+    }
+    try (Lease next = b.mutex("busy").acquire(Duration.ofSeconds(5))) {
+      assertThat(next.isValid()).isTrue();
+    }
+    assertThatThrownBy(() -> b.mutex("busy").acquire(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void asyncWaiterIsGrantedOnReleaseAndCancelWithdraws() throws Exception {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    Lease held = a.mutex("async").acquire(Duration.ofSeconds(5));
+    CompletableFuture<Lease> cancelled = b.mutex("async").acquireAsync();
+    CompletableFuture<Lease> waiting = b.mutex("async").acquireAsync();
+    CompletableFuture<Lease> timed = b.mutex("async").acquireAsync(Duration.ofMillis(100));
+    assertThatThrownBy(() -> timed.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(AcquireTimeoutException.class);
+    assertThat(cancelled.cancel(true)).isTrue();
+    assertThat(waiting).isNotDone();
+    held.close();
+    Lease got = waiting.get(10, TimeUnit.SECONDS);
+    assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+    assertThat(b.mutex("async").holder()).get().extracting(LockOwner::fencingToken).isEqualTo(got.fencingToken());
+    got.close(); // the row is freed in the background
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.mutex("async").holder().isEmpty());
+  }
+
+  @Test
+  void releasedFromAnotherThread() throws Exception {
+    JdbcBaton a = client();
+    Lease lease = a.mutex("handed").acquire(Duration.ofSeconds(5));
+    Thread t = new Thread(lease::close);
+    t.start();
+    t.join(10_000);
+    assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
+    lease.close(); // idempotent
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.mutex("handed").holder().isEmpty());
+  }
+
+  @Test
+  void holderNamesHostPidThreadAndToken() {
+    JdbcBaton a = client();
+    try (Lease lease = a.mutex("/who").acquire(Duration.ofSeconds(5))) {
+      LockOwner owner = a.mutex("/who").holder().orElseThrow();
+      assertThat(owner.fencingToken()).isEqualTo(lease.fencingToken());
+      assertThat(owner.pid()).isEqualTo(ProcessHandle.current().pid());
+      assertThat(owner.thread()).isEqualTo(Thread.currentThread().getName());
+      assertThat(owner.host()).isNotEmpty();
+      assertThat(owner.queuedAt()).isNotNull();
+      assertThat(lease.validUntil()).isAfter(java.time.Instant.now());
+    }
+  }
+
+  @Test
+  void validUntilIsNeverLaterThanTheRowsExpiryByTheDatabasesClock() {
+    JdbcBaton a = client(Duration.ofSeconds(3));
+    try (Lease lease = a.mutex("valid-until").acquire(Duration.ofSeconds(5))) {
+      for (int i = 0; i < 3; i++) {
+        java.time.Instant clientSays = lease.validUntil();
+        java.time.Instant rowSays = a.guarded(lease, c -> {
+          try (PreparedStatement ps = c.prepareStatement("SELECT expires_at FROM " + a.table() + " WHERE name = ?")) {
+            ps.setString(1, "valid-until");
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getTimestamp(1, java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC")))
+                  .toInstant();
+            }
+          }
+        });
+        assertThat(clientSays).isBeforeOrEqualTo(rowSays);
+        long renewedBefore = a.statementsSent();
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.statementsSent() > renewedBefore + 1); // a renewal
+      }
+    }
+  }
+
+  @Test
+  void guardedWriteRunsWhileHeldAndIsRefusedOnceReleased() {
+    JdbcBaton a = client();
+    Lease lease = a.mutex("guard").acquire(Duration.ofSeconds(5));
+    int updated = a.guarded(lease, c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE " + a.table() + " SET host = host WHERE name = ?")) {
+        ps.setString(1, "guard");
+        return ps.executeUpdate();
+      }
+    });
+    assertThat(updated).isEqualTo(1);
+    lease.close();
+    assertThatThrownBy(() -> a.guarded(lease, c -> 1)).isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("guard");
+  }
+
+  @Test
+  void handOverCostsBoundedStatementsWhateverTheNumberOfWaiters() throws Exception {
+    double perHandOver2 = statementsPerHandOver(2);
+    double perHandOver20 = statementsPerHandOver(20);
+    double perHandOver100 = statementsPerHandOver(100);
+    System.out.printf("%s: statements per hand-over: %.2f with 2 waiters, %.2f with 20, %.2f with 100%n",
+        expectedBackend(), perHandOver2, perHandOver20, perHandOver100);
+    // A grant and a release per hand-over, plus (without notify) a back-off re-check now and then:
+    // never one per waiter, so the cost does not grow with the number of waiters.
+    assertThat(perHandOver2).isLessThanOrEqualTo(maxStatementsPerHandOver());
+    assertThat(perHandOver20).isLessThanOrEqualTo(maxStatementsPerHandOver());
+    assertThat(perHandOver100).isLessThanOrEqualTo(maxStatementsPerHandOver());
+    assertThat(perHandOver100).isLessThanOrEqualTo(perHandOver2 + 1);
+  }
+
+  /** The most statements a hand-over may cost this database on average (grant, release, a re-check). */
+  protected abstract double maxStatementsPerHandOver();
+
+  private double statementsPerHandOver(int waiters) throws Exception {
+    JdbcBaton holder = client();
+    JdbcBaton waiting = client();
+    String name = "handover-" + waiters;
+    Lease first = holder.mutex(name).acquire(Duration.ofSeconds(5));
+    Mutex mutex = waiting.mutex(name);
+    CountDownLatch done = new CountDownLatch(waiters);
+    List<Long> tokens = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < waiters; i++) {
+      mutex.acquireAsync().thenAccept(lease -> {
+        tokens.add(lease.fencingToken());
+        lease.close();
+        done.countDown();
+      });
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> mutex.waiters().size() == waiters);
+    long before = waiting.statementsSent() + holder.statementsSent();
+    first.close();
+    assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+    long sent = waiting.statementsSent() + holder.statementsSent() - before;
+    assertThat(tokens).isSorted().doesNotHaveDuplicates().hasSize(waiters);
+    return (double) sent / waiters;
+  }
+
+  @Test
+  void missingTableIsNamedWithItsDdl() {
+    JdbcBaton.Builder b = freshBuilder().tablePrefix("absent_");
+    assertThatThrownBy(b::build).isInstanceOfSatisfying(JdbcSchemaException.class, e -> {
+      assertThat(e.problem()).isEqualTo(JdbcSchemaException.Problem.MISSING_TABLE);
+      assertThat(e.getMessage()).contains("absent_lock").contains("CREATE TABLE IF NOT EXISTS absent_lock");
+    });
+  }
+
+  @Test
+  void tableOfAnotherShapeIsRefused() {
+    JdbcBaton a = client();
+    a.close();
+    createForeignTable();
+    JdbcBaton.Builder b = current.tablePrefix("shedlock_like_").createSchema(false);
+    assertThatThrownBy(b::build).isInstanceOfSatisfying(JdbcSchemaException.class, e ->
+        assertThat(e.problem()).isEqualTo(JdbcSchemaException.Problem.WRONG_SHAPE));
+  }
+
+  /** Makes {@code shedlock_like_lock} with ShedLock's columns, in the database of the last {@link #freshBuilder()}. */
+  protected abstract void createForeignTable();
+
+  @Test
+  void badNamesAndClosedClientsAreRefused() {
+    JdbcBaton a = client();
+    assertThatThrownBy(() -> a.mutex("")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> a.mutex("x".repeat(256))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("256");
+    assertThatThrownBy(() -> a.mutex("a\nb")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> JdbcBaton.builder().url("jdbc:postgresql://127.0.0.1:1/x").leaseTtl(Duration.ofMillis(1))
+        .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 200 ms");
+    Mutex m = a.mutex("closing");
+    CompletableFuture<Lease> w;
+    try (Lease held = client().mutex("closing").acquire(Duration.ofSeconds(5))) {
+      w = m.acquireAsync();
+      a.close();
+      assertThatThrownBy(() -> w.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(ClientClosedException.class);
+    }
+    assertThatThrownBy(() -> a.mutex("closing")).isInstanceOf(ClientClosedException.class);
+    assertThatThrownBy(() -> m.acquire(Duration.ofSeconds(1))).isInstanceOf(ClientClosedException.class);
+  }
+
+  @Test
+  void closingTheClientFreesItsRows() {
+    JdbcBaton a = client();
+    JdbcBaton b = client();
+    Lease lease = a.mutex("freed-on-close").acquire(Duration.ofSeconds(5));
+    a.close();
+    assertThat(lease.isValid()).isFalse();
+    assertThat(b.mutex("freed-on-close").tryAcquire(Duration.ZERO)).isPresent();
+  }
+}
