@@ -54,7 +54,9 @@ class MutexLeaderLatchTest {
     MutexLeaderLatch p3 = latch("p3");
     p1.start();
     assertThat(p1.await(Duration.ofSeconds(5))).isTrue();
+    // Each start queues from a thread of its own: one at a time, so the queue's order is known.
     p2.start();
+    await().until(() -> server.waitersOf(PATH) == 1);
     p3.start();
     await().until(() -> server.waitersOf(PATH) == 2);
     assertThat(p2.hasLeadership()).isFalse();
