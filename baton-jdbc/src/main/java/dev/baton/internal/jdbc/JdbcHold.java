@@ -223,6 +223,7 @@ public final class JdbcHold implements Holding {
     try {
       overdue = session.timer().schedule(() -> {
         if (renewing.get()) {
+          session.unreachable(); // the client SUSPENDED first, then its leases SUSPECT
           moveTo(LeaseState.SUSPECT, LeaseState.HELD);
         }
       }, period / 2, TimeUnit.NANOSECONDS);

@@ -273,9 +273,18 @@ public final class JdbcSession implements AutoCloseable {
 
   /** A statement failed: if for want of a connection, the client is SUSPENDED and every lease SUSPECT. */
   void failed(Throwable e) {
-    if (!isConnectionFailure(e)) {
-      return;
+    if (isConnectionFailure(e)) {
+      unreachable();
     }
+  }
+
+  /**
+   * The database does not answer (a statement failed for want of a connection, a renewal hangs,
+   * the listening connection dropped): the client is SUSPENDED, its listeners hear so, and only then
+   * is every lease SUSPECT. Until a statement succeeds again, a probe tries the database every
+   * renewal period, so that the client hears it is back even with nothing left to renew.
+   */
+  void unreachable() {
     synchronized (this) {
       if (!state.isConnected() || closed) {
         return;
@@ -289,6 +298,40 @@ public final class JdbcSession implements AutoCloseable {
     }
     tell(ConnectionState.SUSPENDED);
     holds.forEach(JdbcHold::suspect);
+    scheduleProbe();
+  }
+
+  private void scheduleProbe() {
+    try {
+      timer.schedule(() -> {
+        try {
+          io.execute(this::probe);
+        } catch (java.util.concurrent.RejectedExecutionException ignored) {
+          // closing
+        }
+      }, settings.renewEvery().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException ignored) {
+      // closing
+    }
+  }
+
+  /** While not connected: is the database reachable again? */
+  private void probe() {
+    if (closed || connectionState().isConnected()) {
+      return;
+    }
+    boolean valid;
+    try {
+      valid = run(c -> c.isValid(settings.queryTimeoutSeconds()));
+    } catch (SQLException | RuntimeException e) {
+      log.debug("The database {} is still unreachable: {}", settings.describe(), e.toString());
+      valid = false;
+    }
+    if (valid) {
+      succeeded();
+    } else if (!closed && !connectionState().isConnected()) {
+      scheduleProbe();
+    }
   }
 
   private void presumeLost() {
@@ -308,7 +351,8 @@ public final class JdbcSession implements AutoCloseable {
     }
     if (e instanceof SQLException s) {
       String st = s.getSQLState();
-      return st != null && (st.startsWith("08") || st.startsWith("57P") || st.equals("HYT00"));
+      // 08: connection exceptions; 57: operator intervention (a shutdown, a statement cancelled on its timeout)
+      return st != null && (st.startsWith("08") || st.startsWith("57") || st.equals("HYT00"));
     }
     return false;
   }
