@@ -39,7 +39,8 @@ public final class PostgresBackend extends ContractBackendExtension {
    */
   @Override
   public Set<Promise> notPromised() {
-    return EnumSet.of(Promise.FIFO_AMONG_CLIENTS, Promise.WAITER_SHOWS_ITS_TOKEN);
+    return EnumSet.of(Promise.FIFO_AMONG_CLIENTS, Promise.WAITER_SHOWS_ITS_TOKEN,
+        Promise.WAITERS_SEEN_BY_EVERY_CLIENT);
   }
 
   @Override
