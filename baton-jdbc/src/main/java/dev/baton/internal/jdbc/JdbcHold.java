@@ -156,8 +156,10 @@ public final class JdbcHold implements Holding {
       return;
     }
     end();
+    session.yieldAfterRelease(name);
     background(() -> {
       freeRow();
+      session.yieldAfterRelease(name); // counted from when other clients hear the row is free
       session.released(name);
     });
   }

@@ -58,6 +58,10 @@ public final class JdbcSession implements AutoCloseable {
   private final ExecutorService notices;
   private final ConcurrentHashMap<String, LockQueue> queues = new ConcurrentHashMap<>();
   private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
+  /** Names this client just released: since and until when (nanoTime) its waiters queued since let others try first. */
+  private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
+
+  private record Yield(long since, long until) {}
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
   private volatile PgListener listener;
   private volatile boolean closed;
@@ -203,6 +207,41 @@ public final class JdbcSession implements AutoCloseable {
     if (q != null) {
       q.released();
     }
+  }
+
+  /**
+   * This client releases {@code name}: for a moment ({@link #yieldNanos()}) its waiters that queue
+   * on it from now on do not try, so that a waiter of another client, woken by the release's notify
+   * (or its back-off), gets the row first. The table keeps no queue, so this is how a client that
+   * steps down (a leader latch joining again at once) lets the next one in rather than take the row
+   * straight back. Waiters of this client that were queued before the release try at once.
+   */
+  void yieldAfterRelease(String name) {
+    long now = System.nanoTime();
+    long grace = yieldNanos();
+    Yield y = yielding.compute(name, (n, old) -> new Yield(old != null ? old.since() : now, now + grace));
+    try {
+      timer.schedule(() -> yielding.remove(name, y), grace, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException ignored) {
+      yielding.remove(name, y); // closing
+    }
+  }
+
+  /**
+   * How long a waiter of this client on {@code name}, queued at {@code queuedNanos}, still lets other
+   * clients go first: 0 unless it queued after this client's release of the name, a moment ago.
+   */
+  long yieldingNanos(String name, long queuedNanos) {
+    Yield y = yielding.get(name);
+    if (y == null || queuedNanos - y.since() < 0) {
+      return 0;
+    }
+    return Math.max(0, y.until() - System.nanoTime());
+  }
+
+  /** Half a renewal period, at most 250 ms: long enough for a notified client's one statement. */
+  private long yieldNanos() {
+    return Math.min(settings.renewEvery().toNanos() / 2, TimeUnit.MILLISECONDS.toNanos(250));
   }
 
   /** Frees the row of {@code name} if it names {@code owner}, in the background, retried once; it expires with its TTL otherwise. */
