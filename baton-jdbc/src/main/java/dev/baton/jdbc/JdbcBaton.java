@@ -101,11 +101,17 @@ public final class JdbcBaton implements Coordinator {
     int max = session.dialect().maxNameLength();
     if (name.isEmpty() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
       throw new IllegalArgumentException("A lock name in " + session.dialect().table() + " must be 1 to " + max
-          + " printable characters: '" + name.replaceAll("\\p{Cntrl}", "?") + "'"
+          + " printable characters: '" + shown(name, max) + "'"
           + (name.length() > max ? " has " + name.length() : ""));
     }
     session.checkOpen();
     return new JdbcMutex(session, name);
+  }
+
+  /** {@code name} as an error message shows it: control characters as '?', cut after {@code max}. */
+  private static String shown(String name, int max) {
+    String head = name.length() > max ? name.substring(0, max) : name;
+    return head.replaceAll("\\p{Cntrl}", "?") + (name.length() > max ? "..." : "");
   }
 
   /**

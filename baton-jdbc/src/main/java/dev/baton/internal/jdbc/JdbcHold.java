@@ -156,8 +156,10 @@ public final class JdbcHold implements Holding {
       return;
     }
     end();
+    session.yieldAfterRelease(name);
     background(() -> {
       freeRow();
+      session.yieldAfterRelease(name); // counted from when other clients hear the row is free
       session.released(name);
     });
   }
@@ -223,6 +225,7 @@ public final class JdbcHold implements Holding {
     try {
       overdue = session.timer().schedule(() -> {
         if (renewing.get()) {
+          session.unreachable(); // the client SUSPENDED first, then its leases SUSPECT
           moveTo(LeaseState.SUSPECT, LeaseState.HELD);
         }
       }, period / 2, TimeUnit.NANOSECONDS);

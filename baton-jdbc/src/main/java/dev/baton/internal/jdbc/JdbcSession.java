@@ -58,6 +58,10 @@ public final class JdbcSession implements AutoCloseable {
   private final ExecutorService notices;
   private final ConcurrentHashMap<String, LockQueue> queues = new ConcurrentHashMap<>();
   private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
+  /** Names this client just released: since and until when (nanoTime) its waiters queued since let others try first. */
+  private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
+
+  private record Yield(long since, long until) {}
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
   private volatile PgListener listener;
   private volatile boolean closed;
@@ -205,6 +209,41 @@ public final class JdbcSession implements AutoCloseable {
     }
   }
 
+  /**
+   * This client releases {@code name}: for a moment ({@link #yieldNanos()}) its waiters that queue
+   * on it from now on do not try, so that a waiter of another client, woken by the release's notify
+   * (or its back-off), gets the row first. The table keeps no queue, so this is how a client that
+   * steps down (a leader latch joining again at once) lets the next one in rather than take the row
+   * straight back. Waiters of this client that were queued before the release try at once.
+   */
+  void yieldAfterRelease(String name) {
+    long now = System.nanoTime();
+    long grace = yieldNanos();
+    Yield y = yielding.compute(name, (n, old) -> new Yield(old != null ? old.since() : now, now + grace));
+    try {
+      timer.schedule(() -> yielding.remove(name, y), grace, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException ignored) {
+      yielding.remove(name, y); // closing
+    }
+  }
+
+  /**
+   * How long a waiter of this client on {@code name}, queued at {@code queuedNanos}, still lets other
+   * clients go first: 0 unless it queued after this client's release of the name, a moment ago.
+   */
+  long yieldingNanos(String name, long queuedNanos) {
+    Yield y = yielding.get(name);
+    if (y == null || queuedNanos - y.since() < 0) {
+      return 0;
+    }
+    return Math.max(0, y.until() - System.nanoTime());
+  }
+
+  /** Half a renewal period, at most 250 ms: long enough for a notified client's one statement. */
+  private long yieldNanos() {
+    return Math.min(settings.renewEvery().toNanos() / 2, TimeUnit.MILLISECONDS.toNanos(250));
+  }
+
   /** Frees the row of {@code name} if it names {@code owner}, in the background, retried once; it expires with its TTL otherwise. */
   void abandon(String name, String owner) {
     Runnable attempt = () -> {
@@ -273,9 +312,18 @@ public final class JdbcSession implements AutoCloseable {
 
   /** A statement failed: if for want of a connection, the client is SUSPENDED and every lease SUSPECT. */
   void failed(Throwable e) {
-    if (!isConnectionFailure(e)) {
-      return;
+    if (isConnectionFailure(e)) {
+      unreachable();
     }
+  }
+
+  /**
+   * The database does not answer (a statement failed for want of a connection, a renewal hangs,
+   * the listening connection dropped): the client is SUSPENDED, its listeners hear so, and only then
+   * is every lease SUSPECT. Until a statement succeeds again, a probe tries the database every
+   * renewal period, so that the client hears it is back even with nothing left to renew.
+   */
+  void unreachable() {
     synchronized (this) {
       if (!state.isConnected() || closed) {
         return;
@@ -289,6 +337,40 @@ public final class JdbcSession implements AutoCloseable {
     }
     tell(ConnectionState.SUSPENDED);
     holds.forEach(JdbcHold::suspect);
+    scheduleProbe();
+  }
+
+  private void scheduleProbe() {
+    try {
+      timer.schedule(() -> {
+        try {
+          io.execute(this::probe);
+        } catch (java.util.concurrent.RejectedExecutionException ignored) {
+          // closing
+        }
+      }, settings.renewEvery().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException ignored) {
+      // closing
+    }
+  }
+
+  /** While not connected: is the database reachable again? */
+  private void probe() {
+    if (closed || connectionState().isConnected()) {
+      return;
+    }
+    boolean valid;
+    try {
+      valid = run(c -> c.isValid(settings.queryTimeoutSeconds()));
+    } catch (SQLException | RuntimeException e) {
+      log.debug("The database {} is still unreachable: {}", settings.describe(), e.toString());
+      valid = false;
+    }
+    if (valid) {
+      succeeded();
+    } else if (!closed && !connectionState().isConnected()) {
+      scheduleProbe();
+    }
   }
 
   private void presumeLost() {
@@ -308,7 +390,8 @@ public final class JdbcSession implements AutoCloseable {
     }
     if (e instanceof SQLException s) {
       String st = s.getSQLState();
-      return st != null && (st.startsWith("08") || st.startsWith("57P") || st.equals("HYT00"));
+      // 08: connection exceptions; 57: operator intervention (a shutdown, a statement cancelled on its timeout)
+      return st != null && (st.startsWith("08") || st.startsWith("57") || st.equals("HYT00"));
     }
     return false;
   }

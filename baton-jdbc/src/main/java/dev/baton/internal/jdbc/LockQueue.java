@@ -33,6 +33,7 @@ final class LockQueue {
     final JdbcMutex mutex;
     final String thread;
     final Instant queuedAt = Instant.now();
+    final long queuedNanos = System.nanoTime();
     /** Set by a blocking acquire: the thread the hold is bound to, for reentrancy. */
     final Thread boundTo;
     /** The owner every attempt of this waiter writes: a retry after a lost reply finds its own grant. */
@@ -119,6 +120,18 @@ final class LockQueue {
       }
       if (checking) {
         again = true;
+        return;
+      }
+      long yieldNanos = session.yieldingNanos(name, waiters.peek().queuedNanos);
+      if (yieldNanos > 0) { // this client just released the name: another client's waiter goes first
+        if (timer != null) {
+          timer.cancel(false);
+        }
+        try {
+          timer = session.timer().schedule(this::wake, yieldNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          timer = null; // closing
+        }
         return;
       }
       checking = true;

@@ -63,6 +63,9 @@ final class PgListener {
       } catch (SQLException | RuntimeException e) {
         if (!closed) {
           log.debug("The listening connection of {} failed: {}", session.settings().describe(), e.toString());
+          // The server went away (a restart, a cut link): no lease is vouched for until a renewal
+          // succeeds again, however recent the last one was.
+          session.failed(e);
         }
       } finally {
         listening = false;

@@ -132,6 +132,16 @@ public abstract class ContractSupport {
     return !backend().notPromised().contains(promise);
   }
 
+  /**
+   * The mutex whose {@code waiters()} a case watches for waiters queued through {@code
+   * waiterOwnView}: {@code holderView} (another client's) where {@link
+   * Promise#WAITERS_SEEN_BY_EVERY_CLIENT} is promised, else the waiters' own client's view, the
+   * only one declared to list them.
+   */
+  protected dev.baton.lock.Mutex waitersView(dev.baton.lock.Mutex holderView, dev.baton.lock.Mutex waiterOwnView) {
+    return promises(Promise.WAITERS_SEEN_BY_EVERY_CLIENT) ? holderView : waiterOwnView;
+  }
+
   /** A body of a case that may throw. */
   @FunctionalInterface
   protected interface Body {

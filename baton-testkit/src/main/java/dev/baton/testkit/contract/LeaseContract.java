@@ -176,7 +176,8 @@ public abstract class LeaseContract extends ContractSupport {
     Mutex unrelatedElsewhere = client().mutex(unrelated);
     Lease unrelatedHeld = unrelatedElsewhere.acquire(WAIT);
     Thread testThread = Thread.currentThread();
-    holder.mutex(unrelated).acquireAsync().thenAccept(unrelatedLease -> {
+    Mutex unrelatedOfHolder = holder.mutex(unrelated);
+    unrelatedOfHolder.acquireAsync().thenAccept(unrelatedLease -> {
       running.countDown();
       if (Thread.currentThread() == testThread) {
         return; // completed at once on the caller's thread: nothing of the client's to block
@@ -187,7 +188,7 @@ public abstract class LeaseContract extends ContractSupport {
         Thread.currentThread().interrupt();
       }
     });
-    await().untilAsserted(() -> assertThat(unrelatedElsewhere.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(unrelatedElsewhere, unrelatedOfHolder).waiters()).hasSize(1));
     unrelatedHeld.close();
     try {
       await().until(() -> running.getCount() == 0);

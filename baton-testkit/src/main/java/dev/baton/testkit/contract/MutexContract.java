@@ -100,7 +100,8 @@ public abstract class MutexContract extends ContractSupport {
       assertThatThrownBy(() -> waiterMutex.acquire(SHORT))
           .isInstanceOf(AcquireTimeoutException.class)
           .hasMessageContaining(name);
-      await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters after a timeout").isEmpty());
+      await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).as("waiters after a timeout")
+          .isEmpty());
       assertThat(held.isValid()).isTrue();
     }
     try (Lease next = waiterMutex.acquire(WAIT)) {
@@ -116,7 +117,7 @@ public abstract class MutexContract extends ContractSupport {
     try (Lease held = holderMutex.acquire(WAIT)) {
       assertThat(waiterMutex.tryAcquire(Duration.ZERO)).isEmpty();
       assertThat(waiterMutex.tryAcquire(SHORT)).isEmpty();
-      await().untilAsserted(() -> assertThat(holderMutex.waiters()).isEmpty());
+      await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).isEmpty());
     }
     eventually("a free lock, had by one try", () -> waiterMutex.tryAcquire(Duration.ZERO)).close();
   }
@@ -128,7 +129,7 @@ public abstract class MutexContract extends ContractSupport {
     Mutex waiterMutex = client().mutex(name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
     assertThat(waiting).isNotDone();
 
     held.close();
@@ -142,7 +143,7 @@ public abstract class MutexContract extends ContractSupport {
       CompletableFuture<Lease> timed = waiterMutex.acquireAsync(SHORT);
       assertThatThrownBy(() -> get(timed)).isInstanceOf(ExecutionException.class)
           .cause().isInstanceOf(AcquireTimeoutException.class);
-      await().untilAsserted(() -> assertThat(holderMutex.waiters()).isEmpty());
+      await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).isEmpty());
       assertThat(again.isValid()).isTrue();
     }
   }
@@ -154,11 +155,12 @@ public abstract class MutexContract extends ContractSupport {
     Mutex waiterMutex = client().mutex(name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
 
     assertThat(waiting.cancel(true)).isTrue();
     assertThatThrownBy(waiting::join).isInstanceOf(CancellationException.class);
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters after a cancel").isEmpty());
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).as("waiters after a cancel")
+        .isEmpty());
 
     held.close();
     await().untilAsserted(() -> assertThat(holderMutex.holder()).as("holder after the release").isEmpty());
@@ -195,7 +197,7 @@ public abstract class MutexContract extends ContractSupport {
     CompletableFuture<Lease> holding = onNamedThread("contract-holder", () -> holderMutex.acquire(WAIT));
     Lease held = get(holding);
     CompletableFuture<Lease> waiting = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
 
     LockOwner holder = holderMutex.holder().orElseThrow(() -> new AssertionError("no holder read"));
     assertThat(holder.host()).as("holder's host").isNotBlank();
@@ -276,12 +278,13 @@ public abstract class MutexContract extends ContractSupport {
         flagAfterwards.complete(Thread.currentThread().isInterrupted());
       }
     });
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
     waiterThread.get().interrupt();
     assertThatThrownBy(() -> get(waiting)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(BatonInterruptedException.class);
     assertThat(get(flagAfterwards)).as("the interrupt flag, set again for the caller").isTrue();
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters after the interrupt").isEmpty());
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters())
+        .as("waiters after the interrupt").isEmpty());
     held.close();
     eventually("the lock, free: the interrupted waiter did not get it", () -> holderMutex.tryAcquire(Duration.ZERO)).close();
   }
@@ -294,16 +297,17 @@ public abstract class MutexContract extends ContractSupport {
     Mutex waiterMutex = waiterClient.mutex(name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> blocking = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
     CompletableFuture<Lease> async = waiterMutex.acquireAsync();
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(2));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(2));
 
     waiterClient.close();
     assertThatThrownBy(() -> get(blocking)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(ClientClosedException.class);
     assertThatThrownBy(() -> get(async)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(ClientClosedException.class);
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("waiters of the closed client").isEmpty());
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters())
+        .as("waiters of the closed client").isEmpty());
     assertThat(held.isValid()).isTrue();
     held.close();
   }
@@ -314,14 +318,16 @@ public abstract class MutexContract extends ContractSupport {
     Mutex holderMutex = client().mutex(name);
     Coordinator waiterClient = patientClient();
     Lease held = holderMutex.acquire(WAIT);
-    CompletableFuture<Lease> waiting = waiterClient.mutex(name).acquireAsync();
-    await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(1));
+    Mutex waiterMutex = waiterClient.mutex(name);
+    CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
 
     backend().cutLink(waiterClient);
     await().untilAsserted(() -> assertThat(waiterClient.connectionState().isConnected()).isFalse());
     backend().restoreLink(waiterClient);
     await().untilAsserted(() -> assertThat(waiterClient.connectionState().isConnected()).isTrue());
-    assertThat(holderMutex.waiters()).as("the waiter's place after the link came back").hasSize(1);
+    assertThat(waitersView(holderMutex, waiterMutex).waiters()).as("the waiter's place after the link came back")
+        .hasSize(1);
     assertThat(waiting).isNotDone();
 
     held.close();
@@ -329,6 +335,30 @@ public abstract class MutexContract extends ContractSupport {
     assertThat(granted.isValid()).isTrue();
     assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
     granted.close();
+  }
+
+  /** {@link Promise#WAITERS_SEEN_BY_EVERY_CLIENT}. */
+  @Test
+  public void waitersOfAnotherClient_areListedByEveryClient_wherePromised_elseByTheirOwnOnly() throws Exception {
+    String name = name("seen-by");
+    Mutex holderMutex = client().mutex(name);
+    Mutex waiterMutex = client().mutex(name);
+    Mutex bystander = client().mutex(name);
+    Lease held = holderMutex.acquire(WAIT);
+    CompletableFuture<Lease> waiting = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
+    await().untilAsserted(() -> assertThat(waiterMutex.waiters()).as("the waiter, on its own client").hasSize(1));
+    assertThat(waiterMutex.waiters().get(0).thread()).isEqualTo("contract-waiter");
+    if (promises(Promise.WAITERS_SEEN_BY_EVERY_CLIENT)) {
+      await().untilAsserted(() -> assertThat(holderMutex.waiters()).as("the holder's client").hasSize(1));
+      await().untilAsserted(() -> assertThat(bystander.waiters()).as("a third client").hasSize(1));
+      assertThat(holderMutex.waiters().get(0).thread()).isEqualTo("contract-waiter");
+    } else {
+      assertThat(holderMutex.waiters()).as("the holder's client, declared not to list others' waiters").isEmpty();
+      assertThat(bystander.waiters()).as("a third client, declared not to list others' waiters").isEmpty();
+    }
+    held.close();
+    get(waiting).close();
+    await().untilAsserted(() -> assertThat(waiterMutex.waiters()).as("once granted").isEmpty());
   }
 
   /** {@link Promise#FIFO_AMONG_CLIENTS}: waiters of different clients served in queue order. */
@@ -341,14 +371,16 @@ public abstract class MutexContract extends ContractSupport {
     List<CompletableFuture<Lease>> waiting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       String who = "waiter" + i;
-      CompletableFuture<Lease> future = client().mutex(name).acquireAsync();
+      Mutex waiterMutex = client().mutex(name);
+      CompletableFuture<Lease> future = waiterMutex.acquireAsync();
       waiting.add(future.thenApply(lease -> {
         granted.add(who);
         lease.close();
         return lease;
       }));
-      int queued = i + 1;
-      await().untilAsserted(() -> assertThat(holderMutex.waiters()).hasSize(queued));
+      // Every waiter so far, where every client sees them all; else this one, on its own client.
+      int queued = promises(Promise.WAITERS_SEEN_BY_EVERY_CLIENT) ? i + 1 : 1;
+      await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(queued));
     }
     held.close();
     for (CompletableFuture<Lease> future : waiting) {

@@ -32,5 +32,16 @@ public enum Promise {
    * where the token is drawn from a counter at the grant); the holder still shows its lease's
    * token, and the waiter's host, pid and thread are shown all the same.
    */
-  WAITER_SHOWS_ITS_TOKEN
+  WAITER_SHOWS_ITS_TOKEN,
+
+  /**
+   * {@code Mutex.waiters()} of any client lists the waiters of every client (and so {@code
+   * LeaderLatch.participants()} of any client lists every client's participants behind the
+   * leader).
+   *
+   * <p>Declared outcome when not promised: a client's {@code waiters()} lists its own waiters only,
+   * and another client's list stays empty ({@code participants()}: the leader, then the calling
+   * client's own participants).
+   */
+  WAITERS_SEEN_BY_EVERY_CLIENT
 }
