@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex with a
  * fenced resource, a leader latch and a counter, and the report of what was seen. Short by default
- * (20 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
+ * (10 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
  * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<backend>.md}
  * (or the folder {@code -Dbaton.chaos.report} names), and any safety problem fails the run naming
  * the seed that replays it.
@@ -33,7 +33,7 @@ public abstract class ChaosContract {
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
   void underSeededFaults_noOverlapNoStaleWriteNoHang_andTheReportIsWritten() throws InterruptedException {
-    ChaosRun run = ChaosRun.fromProperties(20261126L, "20s", replayCommand());
+    ChaosRun run = ChaosRun.fromProperties(20261126L, "10s", replayCommand());
     ChaosReport report = new CoordinatorChaos(backend(), run).run();
     write(report);
     if (!report.problems().isEmpty()) {
