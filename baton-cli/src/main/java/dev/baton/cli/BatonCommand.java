@@ -1,5 +1,7 @@
 package dev.baton.cli;
 
+import dev.baton.cli.console.ConsoleCommand;
+import dev.baton.cli.demo.DemoCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -35,9 +37,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
         AutoComplete.GenerateCompletion.class},
     footer = {"", "Start with: baton demo"})
 public final class BatonCommand implements Callable<Integer> {
-  static final int OK = 0;
-  static final int FAILURE = 1;
-  static final int USAGE = 2;
+  public static final int OK = 0;
+  public static final int FAILURE = 1;
+  public static final int USAGE = 2;
 
   @Spec CommandSpec spec;
 
@@ -56,12 +58,12 @@ public final class BatonCommand implements Callable<Integer> {
    * A fully configured command line; tests call {@code execute} on it with their own writers
    * ({@code setOut}, {@code setErr}).
    */
-  static CommandLine newCommandLine() {
+  public static CommandLine newCommandLine() {
     return newCommandLine(CommandLine.defaultFactory());
   }
 
   /** As {@link #newCommandLine()}, with {@code factory} making the command objects. */
-  static CommandLine newCommandLine(CommandLine.IFactory factory) {
+  public static CommandLine newCommandLine(CommandLine.IFactory factory) {
     CommandLine commandLine = new CommandLine(new BatonCommand(), factory);
     // Listed in baton --help (picocli hides it by default): source <(baton generate-completion)
     commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
@@ -123,7 +125,7 @@ public final class BatonCommand implements Callable<Integer> {
   }
 
   /** The message, or the exception's type when it has none (a bare NullPointerException). */
-  static String describe(Throwable e) {
+  public static String describe(Throwable e) {
     String message = e.getMessage();
     return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
   }

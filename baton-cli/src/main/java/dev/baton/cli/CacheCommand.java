@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
     description = "Follows the nodes at and below <path> (one persistent recursive watch) and prints what is there,"
         + " then every node added, changed or removed as it happens, until Ctrl-C. After a lost connection it"
         + " catches up and prints exactly what changed meanwhile.")
-final class CacheCommand implements Callable<Integer> {
+public final class CacheCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
   @Mixin JsonOutput json;

@@ -5,7 +5,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** A command that only groups others ({@code baton lock}, {@code baton queue}): alone it prints their usage. */
-abstract class CommandGroup implements Callable<Integer> {
+public abstract class CommandGroup implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Override

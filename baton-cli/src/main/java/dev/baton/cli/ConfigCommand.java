@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
         ConfigWriteCommands.Delete.class, ConfigWriteCommands.Watch.class, ConfigReleaseCommands.History.class,
         ConfigReleaseCommands.Rollback.class, ConfigReleaseCommands.Export.class, ConfigReleaseCommands.Import.class,
         ConfigReleaseCommands.Gray.class})
-final class ConfigCommand extends CommandGroup {
+public final class ConfigCommand extends CommandGroup {
 
   /** The config center on {@code prefix}; a bad prefix or key is a usage error naming it. */
   static ConfigCenter open(Baton baton, String prefix, CommandSpec spec) {

@@ -13,11 +13,11 @@ import java.util.Properties;
  * Java properties format: {@code connect=zk1:2181,zk2:2181}. An option on the command line wins,
  * then the environment variable ({@code BATON_CONNECT}), then this file.
  */
-final class ConfigFile {
+public final class ConfigFile {
   private ConfigFile() {}
 
   /** Where the file is looked for. */
-  static Path location() {
+  public static Path location() {
     String named = System.getenv("BATON_CONFIG");
     return named != null && !named.isBlank() ? Path.of(named)
         : Path.of(System.getProperty("user.home"), ".baton", "config");

@@ -33,9 +33,9 @@ import picocli.CommandLine.Spec;
  * {@code baton config history | rollback | export | import | gray}: a config center's history,
  * its way back, bulk copies of its keys, and gray releases.
  */
-final class ConfigReleaseCommands {
+public final class ConfigReleaseCommands {
   /** How many revisions per key a CLI write keeps when the prefix keeps history. */
-  static final int DEFAULT_HISTORY = 20;
+  public static final int DEFAULT_HISTORY = 20;
   /** The instance id the CLI takes part in gray releases as: it only publishes, promotes, aborts. */
   static final String CLI_INSTANCE = "baton-cli";
 

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code baton config set | delete | watch}: writing a config center's keys, and following them. */
-final class ConfigWriteCommands {
+public final class ConfigWriteCommands {
   private ConfigWriteCommands() {}
 
   /** Whether a write keeps its revision in the key's history (the default) or not. */

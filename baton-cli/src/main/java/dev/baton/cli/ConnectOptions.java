@@ -20,7 +20,7 @@ import picocli.CommandLine.ParameterException;
  * (ZooKeeper digest authentication, TLS). Secrets can come from the environment, so that they
  * stay out of the process list and the shell's history.
  */
-final class ConnectOptions {
+public final class ConnectOptions {
   /** Where zkCli and etcdctl look when told nothing. */
   static final String DEFAULT_CONNECT = "localhost:2181";
 
@@ -32,7 +32,7 @@ final class ConnectOptions {
   @Option(names = "--connect-timeout", defaultValue = "10s", paramLabel = "DURATION",
       converter = DurationConverter.class,
       description = "How long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
-  Duration connectTimeout;
+  public Duration connectTimeout;
 
   @Option(names = "--session-timeout", defaultValue = "30s", paramLabel = "DURATION",
       converter = DurationConverter.class,
@@ -76,7 +76,7 @@ final class ConnectOptions {
    * no answer into a failure naming the address. Everything the options alone can tell is checked
    * before anything is sent.
    */
-  Baton open(CommandSpec spec) {
+  public Baton open(CommandSpec spec) {
     if (connect == null) {
       connect = ConfigFile.value("connect").orElse(null);
     }
@@ -118,8 +118,8 @@ final class ConnectOptions {
     boolean asked = spec.commandLine().getParseResult() != null
         && spec.commandLine().getParseResult().hasMatchedOption("--session-timeout");
     if (!granted.equals(sessionTimeout) && (holds || asked)) {
-      say(spec, "the ensemble granted a session timeout of " + DemoReport.seconds(granted) + ", not the "
-          + DemoReport.seconds(sessionTimeout) + " asked (its servers' minSessionTimeout/maxSessionTimeout)");
+      say(spec, "the ensemble granted a session timeout of " + DurationConverter.seconds(granted) + ", not the "
+          + DurationConverter.seconds(sessionTimeout) + " asked (its servers' minSessionTimeout/maxSessionTimeout)");
     }
   }
 
@@ -171,12 +171,12 @@ final class ConnectOptions {
   }
 
   /** What to say when no server answered: the address, the time really waited, and what may fix it. */
-  static String noAnswer(String connect, Duration waited) {
-    return "No ZooKeeper server answered at " + connect + " within " + DemoReport.seconds(waited)
+  public static String noAnswer(String connect, Duration waited) {
+    return "No ZooKeeper server answered at " + connect + " within " + DurationConverter.seconds(waited)
         + "; is it running? ('baton server' starts one; --connect-timeout waits longer)";
   }
 
-  static void checkConnectTimeout(Duration timeout, CommandSpec spec) {
+  public static void checkConnectTimeout(Duration timeout, CommandSpec spec) {
     if (timeout.isZero()) {
       throw new ParameterException(spec.commandLine(),
           "--connect-timeout must be more than zero: it is how long to wait for a server to answer");
@@ -189,7 +189,7 @@ final class ConnectOptions {
    * a server that never answers. The client library's own message speaks of its API (a chroot
    * belongs in {@code namespace(...)}), not of the option.
    */
-  static void checkConnectString(String connect, CommandSpec spec) {
+  public static void checkConnectString(String connect, CommandSpec spec) {
     if (connect.contains("/")) {
       throw new ParameterException(spec.commandLine(),
           "--connect must be host:port[,host:port...] (no path), was '" + connect + "'");

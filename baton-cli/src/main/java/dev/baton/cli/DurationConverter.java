@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
@@ -11,7 +12,7 @@ import picocli.CommandLine.TypeConversionException;
  * Reads durations as people type them: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, or ISO
  * {@code PT10S}. Negative ones are refused: no option of baton means anything by them.
  */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
   private static final Pattern SHORT = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
   @Override
@@ -38,5 +39,10 @@ final class DurationConverter implements ITypeConverter<Duration> {
       throw new TypeConversionException("'" + value + "' is negative; a duration must be 0 or more");
     }
     return parsed;
+  }
+
+  /** {@code 2 s}, {@code 0.5 s}: a duration as a person would say it. */
+  public static String seconds(Duration duration) {
+    return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
   }
 }

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "election", mixinStandardHelpOptions = true,
     description = "Take part in a leader election (Baton's or Curator's LeaderLatch).",
     subcommands = {ElectionCommand.Join.class})
-final class ElectionCommand extends CommandGroup {
+public final class ElectionCommand extends CommandGroup {
 
   @Command(name = "join", mixinStandardHelpOptions = true,
       description = {
@@ -69,7 +69,7 @@ final class ElectionCommand extends CommandGroup {
         Lease leadership = latch.leadership().orElse(null);
         if (!leading || leadership == null) {
           err.println("baton election join: not leader of " + path
-              + (timeout == null ? "" : " within " + DemoReport.seconds(timeout))
+              + (timeout == null ? "" : " within " + DurationConverter.seconds(timeout))
               + "; leader: " + latch.leaderId().orElse("nobody"));
           err.flush();
           return LockHoldCommand.EXIT_NOT_OBTAINED;

@@ -14,11 +14,11 @@ import java.util.stream.Collectors;
  * Gray rules and releases as users write them on the command line ({@code labels zone=eu-1},
  * {@code ids a,b}, {@code percent 10}) rather than as the library's records print themselves.
  */
-final class GrayText {
+public final class GrayText {
   private GrayText() {}
 
   /** The rule in the words of {@code config gray set}'s options; criteria a rule combines are joined by "or". */
-  static String rule(GrayRule rule) {
+  public static String rule(GrayRule rule) {
     List<String> parts = new ArrayList<>();
     if (!rule.labels().isEmpty()) {
       parts.add("labels " + labels(rule.labels()));

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * {@link ProcessGroup} of its own, and stops the whole group once the guard is lost: TERM, then
  * KILL after the grace period. The exit codes are the table of {@link LockHoldCommand}.
  */
-final class GuardedCommand {
+public final class GuardedCommand {
   private GuardedCommand() {}
 
   /**
@@ -54,7 +54,7 @@ final class GuardedCommand {
       if (lost.get()) {
         stopper.join(); // the command is gone; what it started gets the rest of the grace
         err.println(who + ": Lost " + lostWhat + " while " + command.get(0) + " ran; its process group was"
-            + " stopped (TERM, then KILL after " + DemoReport.seconds(grace) + ")");
+            + " stopped (TERM, then KILL after " + DurationConverter.seconds(grace) + ")");
         err.flush();
         return LockHoldCommand.EXIT_LOST;
       }

@@ -13,7 +13,7 @@ import picocli.CommandLine.ParameterException;
  * {@code --health URL [--health-interval D]}: the registry library's own HTTP or TCP check,
  * run by {@code baton service register} while it holds the instance.
  */
-final class HealthOption {
+public final class HealthOption {
   /**
    * How long one check may take. Not tied to the interval: the library waits for a check to end
    * before the next pause, and a short interval must not turn a slow loopback answer into "down".

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * documented in the README ("Machine-readable output") and stay stable: fields are added, never
  * renamed or removed, within a major version.
  */
-final class JsonOutput {
+public final class JsonOutput {
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT)
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
@@ -56,7 +56,7 @@ final class JsonOutput {
   }
 
   /** A lock's holder or waiter: {@code node, token, host, pid, thread, session, queuedAt, cached}. */
-  static Map<String, Object> owner(LockOwner owner) {
+  public static Map<String, Object> owner(LockOwner owner) {
     return object(
         "node", owner.node(),
         "token", owner.fencingToken(),

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "leader", mixinStandardHelpOptions = true,
     description = "Prints who leads the election at <path> (a leader latch or a leader selector,"
         + " Baton's or Curator's), then every participant in line, the leader first.")
-final class LeaderCommand implements Callable<Integer> {
+public final class LeaderCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
   @Mixin JsonOutput json;

@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * stderr with {@code --verbose}. Must run before the first logger is made: slf4j-simple reads its
  * settings once.
  */
-final class LibraryLog {
+public final class LibraryLog {
   /** slf4j-simple's setting; a value given on the command line (JAVA_OPTS) is kept. */
   static final String FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
 

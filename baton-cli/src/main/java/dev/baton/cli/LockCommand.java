@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
     description = "Inspect a mutex, or hold it while a command runs.",
     subcommands = {LockCommand.Holder.class, LockCommand.Waiters.class, LockHoldCommand.class,
         LockCommand.Revoke.class})
-final class LockCommand extends CommandGroup {
+public final class LockCommand extends CommandGroup {
 
   /** One line per owner: {@code key=value} pairs, easy to read and to grep. */
   static String describe(LockOwner owner) {
@@ -49,12 +49,12 @@ final class LockCommand extends CommandGroup {
    * Refuses a path no mutex can have, as a usage error naming it, before anything is sent (a bad
    * path must not wait out a connection timeout first).
    */
-  static void checkPath(String path, CommandSpec spec) {
+  public static void checkPath(String path, CommandSpec spec) {
     checkPath(path, "<path>", "mutex path", spec);
   }
 
   /** As {@link #checkPath(String, CommandSpec)}, for any recipe's path parameter. */
-  static void checkPath(String path, String parameter, String what, CommandSpec spec) {
+  public static void checkPath(String path, String parameter, String what, CommandSpec spec) {
     try {
       ZkPaths.validateRecipePath(path, what);
     } catch (IllegalArgumentException e) {

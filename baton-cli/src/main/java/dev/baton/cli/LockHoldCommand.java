@@ -48,7 +48,7 @@ import picocli.CommandLine.Spec;
             + " 2 bad usage. As with timeout(1), a command that exits with one of these codes"
             + " itself cannot be told apart from baton."
     })
-final class LockHoldCommand implements Callable<Integer> {
+public final class LockHoldCommand implements Callable<Integer> {
   /** The lock was not ours within {@code --timeout}: as {@code timeout(1)} says it timed out. */
   static final int EXIT_NOT_OBTAINED = 124;
   /** The lock was lost while the command ran, and the command's group was stopped. */

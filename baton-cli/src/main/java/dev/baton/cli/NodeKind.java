@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * recipes lay them out on the wire: Baton's and Curator's alike. A pure function, so that {@code
  * baton tree} and the checks of the recipe commands read the same rules.
  */
-enum NodeKind {
+public enum NodeKind {
   MUTEX("mutex"),
   READ_WRITE_LOCK("read-write lock"),
   SEMAPHORE("semaphore"),
@@ -38,12 +38,12 @@ enum NodeKind {
     this.label = label;
   }
 
-  String label() {
+  public String label() {
     return label;
   }
 
   /** Whether its children are the recipe's own (lock nodes, items, instances), summed up rather than listed. */
-  boolean hidesChildren() {
+  public boolean hidesChildren() {
     return this != PLAIN;
   }
 

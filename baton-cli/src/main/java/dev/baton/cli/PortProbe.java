@@ -13,7 +13,7 @@ import java.util.Optional;
  * connection until its whole timeout has passed, so that nothing listening at all took the full
  * {@code --connect-timeout} to say. One plain TCP connection per server, closed at once.
  */
-final class PortProbe {
+public final class PortProbe {
   /** Past this, a server that neither accepts nor refuses is left to the client's own wait. */
   private static final Duration MOST = Duration.ofSeconds(1);
 

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * command's descendants as the JVM sees them are stopped instead, which misses those that left
  * the tree by forking twice.
  */
-final class ProcessGroup {
+public final class ProcessGroup {
   private static final Optional<Path> SETSID = findOnPath("setsid");
   private static final Optional<Path> MKFIFO = findOnPath("mkfifo");
 

@@ -10,7 +10,7 @@ import java.util.Set;
  * folder would otherwise say "free", which is true of no lock and misleads. A missing path, or one
  * without children, is any recipe at rest and passes.
  */
-final class RecipeCheck {
+public final class RecipeCheck {
   private RecipeCheck() {}
 
   private static String withArticle(String noun) {
@@ -20,10 +20,10 @@ final class RecipeCheck {
   /**
    * @throws CliException naming the path, what was asked for and what the path is
    */
-  static void expect(Baton baton, String path, Duration timeout, String asked, NodeKind... allowed) {
+  public static void expect(Baton baton, String path, Duration timeout, String asked, NodeKind... allowed) {
     try (TreeCache cache = baton.cache(path)) {
       if (!cache.start().awaitInitialized(timeout)) {
-        throw new CliException("Could not read " + path + " within " + DemoReport.seconds(timeout));
+        throw new CliException("Could not read " + path + " within " + DurationConverter.seconds(timeout));
       }
       if (cache.children(path).isEmpty()) {
         return;

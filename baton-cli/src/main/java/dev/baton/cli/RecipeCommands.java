@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
  * The recipe-aware commands beside {@code lock}: read-write locks, semaphores, queues and
  * barriers, each a thin user of Baton's public API.
  */
-final class RecipeCommands {
+public final class RecipeCommands {
   private RecipeCommands() {}
 
   /** Checks {@code path}, connects, runs {@code action} and says OK: the shape of every command that only writes. */
@@ -213,7 +213,7 @@ final class RecipeCommands {
           Optional<QueueItem<String>> taken = timeout == null ? Optional.of(queue.take()) : queue.take(timeout);
           if (taken.isEmpty()) {
             spec.commandLine().getErr().println("baton queue take: no item in " + path + " within "
-                + DemoReport.seconds(timeout));
+                + DurationConverter.seconds(timeout));
             spec.commandLine().getErr().flush();
             return LockHoldCommand.EXIT_NOT_OBTAINED;
           }
@@ -347,7 +347,7 @@ final class RecipeCommands {
             barrier.await();
           } else if (!barrier.await(timeout)) {
             spec.commandLine().getErr().println("baton barrier wait: " + path + " is still set after "
-                + DemoReport.seconds(timeout));
+                + DurationConverter.seconds(timeout));
             spec.commandLine().getErr().flush();
             return LockHoldCommand.EXIT_NOT_OBTAINED;
           }

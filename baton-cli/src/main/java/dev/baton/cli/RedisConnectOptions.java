@@ -16,7 +16,7 @@ import picocli.CommandLine.ParameterException;
  * The options of commands that can look at a lock on Redis instead of ZooKeeper. The password can
  * come from the environment, to keep it out of the process list and the shell's history.
  */
-final class RedisConnectOptions {
+public final class RedisConnectOptions {
   @Option(names = "--redis", paramLabel = "URI",
       description = "Look at the lock on this Redis instead of ZooKeeper: redis://host:port,"
           + " rediss://host:port (TLS), redis-sentinel://host:port#master, redis-cluster://host1:port1,host2:port2."
@@ -34,7 +34,7 @@ final class RedisConnectOptions {
       description = "The lock's key layout: plain (SET NX PX, the default) or redisson (Redisson's RLock).")
   String layout;
 
-  static boolean isCluster(String uri) {
+  public static boolean isCluster(String uri) {
     return uri.startsWith("redis-cluster://") || uri.startsWith("rediss-cluster://");
   }
 
@@ -58,7 +58,7 @@ final class RedisConnectOptions {
     } catch (ConnectionException e) {
       // The time really waited: a refused port fails long before the timeout.
       Duration waited = Duration.ofNanos(System.nanoTime() - start);
-      throw new CliException("No Redis server answered at " + uri + " within " + DemoReport.seconds(waited)
+      throw new CliException("No Redis server answered at " + uri + " within " + DurationConverter.seconds(waited)
           + (waited.compareTo(connectTimeout) < 0 ? " (" + BatonCommand.describe(e.getCause() != null ? e.getCause() : e)
               + ")" : "") + "; is it running? (--connect-timeout waits longer)", e);
     } catch (BatonException | IllegalArgumentException e) {
@@ -81,7 +81,7 @@ final class RedisConnectOptions {
    * Rejects what Lettuce cannot read as a Redis URI, naming the option, before anything is sent.
    * A cluster URI ({@code redis-cluster://}) is checked by the client when it connects.
    */
-  static void checkUri(String uri, String option, CommandSpec spec) {
+  public static void checkUri(String uri, String option, CommandSpec spec) {
     if (isCluster(uri)) {
       return;
     }

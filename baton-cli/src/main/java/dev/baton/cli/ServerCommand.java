@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
         "Runs a standalone ZooKeeper server in this process until Ctrl-C.",
         "For development and trying Baton out; production wants an ensemble of three or five."
     })
-final class ServerCommand implements Callable<Integer> {
+public final class ServerCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--port", defaultValue = "2181", paramLabel = "PORT",

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "service", mixinStandardHelpOptions = true, subcommands = {ServiceRegisterCommand.class, ServicePickCommand.class},
     description = "Prints the services registered below <base>, or, given <service>, its live instances:"
         + " id, address:port, enabled, payload.")
-final class ServiceCommand implements Callable<Integer> {
+public final class ServiceCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
   @Mixin JsonOutput json;

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
         + " of --zone if it has any (else among all); exits 1 if none is up.",
         "Each run is a fresh choice: round-robin therefore starts its cycle every time (the first instance in id"
             + " order); random and weighted-random spread the calls of many runs."})
-final class ServicePickCommand implements Callable<Integer> {
+public final class ServicePickCommand implements Callable<Integer> {
   /** The strategies a one-shot pick can use; sticky needs a view that outlives the command, so it is not offered. */
   static final Map<String, PickStrategy> STRATEGIES = Map.of(
       "round-robin", PickStrategy.ROUND_ROBIN,

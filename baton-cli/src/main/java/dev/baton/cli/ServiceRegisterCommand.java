@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         + " layout) and holds it until Ctrl-C, or, given a command after --, while that command runs; the"
         + " registration ends with it. Exits with the command's exit code. With --health, checks the instance"
         + " and marks it down or up again meanwhile.")
-final class ServiceRegisterCommand implements Callable<Integer> {
+public final class ServiceRegisterCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectOptions connection;
 

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
     description = "Prints the nodes below <path>, each named for what it is (mutex, read-write lock, semaphore,"
         + " leader latch, double barrier, queue, service) with its holder, leader or size; other nodes with"
         + " their data when it is short text.")
-final class TreeCommand implements Callable<Integer> {
+public final class TreeCommand implements Callable<Integer> {
   private static final int MAX_VALUE_SHOWN = 60;
 
   @Spec CommandSpec spec;
@@ -48,7 +48,7 @@ final class TreeCommand implements Callable<Integer> {
     try (Baton baton = connection.open(spec); TreeCache cache = baton.cache(path)) {
       if (!cache.start().awaitInitialized(connection.connectTimeout)) {
         throw new CliException("Could not read the tree below " + path + " within "
-            + DemoReport.seconds(connection.connectTimeout));
+            + DurationConverter.seconds(connection.connectTimeout));
       }
       if (cache.get(path).isEmpty()) {
         throw new CliException("no node " + path);
@@ -72,7 +72,7 @@ final class TreeCommand implements Callable<Integer> {
     }
   }
 
-  static NodeKind kindOf(TreeCache cache, String at) {
+  public static NodeKind kindOf(TreeCache cache, String at) {
     Map<String, byte[]> children = new LinkedHashMap<>();
     cache.children(at).forEach((name, node) -> children.put(name, node.data()));
     return NodeKind.of(children);

@@ -3,11 +3,11 @@ package dev.baton.cli;
 import java.util.concurrent.CountDownLatch;
 
 /** Waits for Ctrl-C (or a test's release of the latch), for the commands that follow until stopped. */
-final class UntilStopped {
+public final class UntilStopped {
   private UntilStopped() {}
 
   /** Blocks until {@code stop} is released: by the JVM's shutdown (Ctrl-C), or by a test. */
-  static void await(CountDownLatch stop, String name) throws InterruptedException {
+  public static void await(CountDownLatch stop, String name) throws InterruptedException {
     Thread hook = new Thread(stop::countDown, name + "-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     stop.await();

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * command's whole group with KILL at once. When the command ended normally, {@link #release()}
  * tells the watchdog so with one line, and it exits without killing anything.
  */
-final class Watchdog implements AutoCloseable {
+public final class Watchdog implements AutoCloseable {
   private static final Path SHELL = Path.of("/bin/sh");
 
   /**

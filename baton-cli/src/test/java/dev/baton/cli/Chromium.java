@@ -30,7 +30,7 @@ import org.awaitility.Awaitility;
  * the JDK's own WebSocket client: open a page, read what it shows, take a screenshot. No driver to
  * download; the browser is the one the machine has, or the test that needs it is skipped.
  */
-final class Chromium implements AutoCloseable {
+public final class Chromium implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Process process;
@@ -40,7 +40,7 @@ final class Chromium implements AutoCloseable {
   private final AtomicInteger ids = new AtomicInteger();
 
   /** The browser on the PATH ({@code chromium}, {@code chromium-browser}, {@code google-chrome}), if any. */
-  static Optional<Path> find() {
+  public static Optional<Path> find() {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();
@@ -56,7 +56,7 @@ final class Chromium implements AutoCloseable {
     return Optional.empty();
   }
 
-  static Chromium open(Path binary, String url) throws Exception {
+  public static Chromium open(Path binary, String url) throws Exception {
     int port;
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
@@ -132,7 +132,7 @@ final class Chromium implements AutoCloseable {
   }
 
   /** The page's visible text. */
-  String text() throws Exception {
+  public String text() throws Exception {
     // Before the page has loaded there is no body: the evaluation throws, and the page shows nothing yet.
     JsonNode value = call("Runtime.evaluate", Map.of("expression", "document.body.innerText", "returnByValue", true))
         .path("result").get("value");
@@ -140,7 +140,7 @@ final class Chromium implements AutoCloseable {
   }
 
   /** Clicks the first button whose row has {@code rowText} in it; returns whether there was one. */
-  boolean clickButtonInRow(String rowText, String buttonText) throws Exception {
+  public boolean clickButtonInRow(String rowText, String buttonText) throws Exception {
     String script = "(() => { for (const tr of document.querySelectorAll('tr')) {"
         + " if (tr.innerText.includes(" + JSON.writeValueAsString(rowText) + ")) {"
         + " for (const b of tr.querySelectorAll('button')) { if (b.textContent === " + JSON.writeValueAsString(buttonText)
@@ -148,7 +148,7 @@ final class Chromium implements AutoCloseable {
     return call("Runtime.evaluate", Map.of("expression", script, "returnByValue", true)).get("result").get("value").asBoolean();
   }
 
-  void screenshot(Path file) throws Exception {
+  public void screenshot(Path file) throws Exception {
     String png = call("Page.captureScreenshot", Map.of("format", "png")).get("data").asText();
     Files.createDirectories(file.getParent());
     Files.write(file, Base64.getDecoder().decode(png));

@@ -5,17 +5,17 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 
 /** Runs the command line in this JVM and captures what it prints. */
-final class Cli {
+public final class Cli {
   private Cli() {}
 
-  record Run(int exitCode, String out, String err) {}
+  public record Run(int exitCode, String out, String err) {}
 
-  static Run run(String... args) {
+  public static Run run(String... args) {
     return run(CommandLine.defaultFactory(), args);
   }
 
   /** As {@link #run(String...)}, with {@code factory} making the command objects (a test can keep one to stop it). */
-  static Run run(CommandLine.IFactory factory, String... args) {
+  public static Run run(CommandLine.IFactory factory, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine commandLine = BatonCommand.newCommandLine(factory);

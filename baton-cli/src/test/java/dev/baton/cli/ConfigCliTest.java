@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.cli.console.ConsoleConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.cli.console.ConsoleCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The commands that write config and follow changes: config set/delete/watch, cache, service register. */
-class FollowingCommandsTest extends StandaloneZooKeeper {
+public class FollowingCommandsTest extends StandaloneZooKeeper {
 
   /** Makes command objects as picocli would, and keeps each one's stop latch, to end it like Ctrl-C. */
-  static final class Stoppable implements CommandLine.IFactory {
+  public static final class Stoppable implements CommandLine.IFactory {
     final List<CountDownLatch> stops = new CopyOnWriteArrayList<>();
 
     @Override
@@ -38,25 +39,25 @@ class FollowingCommandsTest extends StandaloneZooKeeper {
       return made;
     }
 
-    void stopAll() {
+    public void stopAll() {
       stops.forEach(CountDownLatch::countDown);
     }
   }
 
   /** Runs a command that follows changes on its own thread, its output readable while it runs. */
-  static final class Following {
-    final Stoppable factory = new Stoppable();
+  public static final class Following {
+    public final Stoppable factory = new Stoppable();
     final StringWriter out = new StringWriter();
-    final CompletableFuture<Integer> exit;
+    public final CompletableFuture<Integer> exit;
 
-    Following(String... args) {
+    public Following(String... args) {
       CommandLine commandLine = BatonCommand.newCommandLine(factory);
       commandLine.setOut(new PrintWriter(out, true));
       commandLine.setErr(new PrintWriter(new StringWriter(), true));
       exit = CompletableFuture.supplyAsync(() -> commandLine.execute(args));
     }
 
-    String output() {
+    public String output() {
       synchronized (out) {
         return out.toString();
       }

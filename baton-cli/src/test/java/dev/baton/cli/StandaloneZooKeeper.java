@@ -6,9 +6,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** One standalone ZooKeeper for a test class, and a Baton client of the test's own on it. */
-abstract class StandaloneZooKeeper {
-  static TestCluster cluster;
-  static Baton baton;
+public abstract class StandaloneZooKeeper {
+  public static TestCluster cluster;
+  public static Baton baton;
 
   @BeforeAll
   static void startZooKeeper() {

@@ -61,7 +61,9 @@ class ArchitectureTest {
       "lock", "semaphore", "leader", "barrier", "queue", "atomic", "config", "discovery");
   private static final List<String> ENTRY_POINTS = List.of(
       "dev.baton.Coordinator", "dev.baton.Baton", "dev.baton.config.ConfigCenter", "dev.baton.discovery.ServiceRegistry",
-      "dev.baton.redis.RedisBaton");
+      "dev.baton.redis.RedisBaton",
+      // The command line's root command names every subcommand, the demo's and the console's too.
+      "dev.baton.cli.BatonCommand");
 
   private static JavaClasses classes;
 
@@ -211,6 +213,16 @@ class ArchitectureTest {
         .filter(p -> p.startsWith(REDIS_SESSION + "."))
         .map(p -> p.substring(REDIS_SESSION.length() + 1).split("\\.")[0])
         .distinct().sorted().toList();
+  }
+
+  @Test
+  void commandLine_demoAndConsole_standOnTheCommandsPackage_notOnEachOther() {
+    noClasses().that().resideInAPackage("dev.baton.cli.demo")
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.cli.console")
+        .check(classes);
+    noClasses().that().resideInAPackage("dev.baton.cli.console")
+        .should().dependOnClassesThat().resideInAPackage("dev.baton.cli.demo")
+        .check(classes);
   }
 
   @Test
