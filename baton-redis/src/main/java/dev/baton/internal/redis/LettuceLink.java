@@ -6,6 +6,7 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -20,7 +21,10 @@ abstract class LettuceLink<C extends StatefulConnection<String, String>> impleme
   private final Supplier<C> connector;
   private final C connection;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
-  private C replicated; // guarded by this
+  // A lock, not a monitor: the first caller connects (network I/O) while holding it, and a virtual
+  // thread blocked on a monitor pins its carrier on JDK 21-23, where one on a ReentrantLock unmounts.
+  private final ReentrantLock replicatedLock = new ReentrantLock();
+  private C replicated; // guarded by replicatedLock
 
   /**
    * Connects the command and pub/sub connections; if either fails, closes what was opened, shuts
@@ -60,11 +64,16 @@ abstract class LettuceLink<C extends StatefulConnection<String, String>> impleme
   }
 
   /** The connection locks that wait for replicas send their commands on, connected when first asked for. */
-  synchronized C replicatedConnection() {
-    if (replicated == null) {
-      replicated = connector.get();
+  C replicatedConnection() {
+    replicatedLock.lock();
+    try {
+      if (replicated == null) {
+        replicated = connector.get();
+      }
+      return replicated;
+    } finally {
+      replicatedLock.unlock();
     }
-    return replicated;
   }
 
   @Override
@@ -85,10 +94,13 @@ abstract class LettuceLink<C extends StatefulConnection<String, String>> impleme
   @Override
   public void close() {
     pubSub.closeAsync();
-    synchronized (this) {
+    replicatedLock.lock();
+    try {
       if (replicated != null) {
         replicated.closeAsync();
       }
+    } finally {
+      replicatedLock.unlock();
     }
     connection.close();
     client.shutdown(0, 2, TimeUnit.SECONDS);
