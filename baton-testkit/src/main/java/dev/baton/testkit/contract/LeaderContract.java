@@ -178,7 +178,7 @@ public abstract class LeaderContract extends ContractSupport {
       Recorder ra = new Recorder("a", checker, when);
       a.addListener(ra);
       a.start();
-      await().until(() -> aLeads.getCount() == 0);
+      await().until(() -> aLeads.getCount() == 0 && ra.lastToken.get() != -1);
       long tokenA = ra.lastToken.get();
       FencedResource<List<String>> resource = new FencedResource<>("selector-log", new ArrayList<>());
       resource.write(tokenA, log -> log.add("a"));
@@ -196,6 +196,8 @@ public abstract class LeaderContract extends ContractSupport {
 
       backend().cutLink(first);
       await().until(() -> bLeads.getCount() == 0);
+      // Listeners run on the client's notice executor, which the task's thread does not wait for.
+      await().until(() -> rb.lastToken.get() != -1);
       assertThat(rb.lastToken.get()).isGreaterThan(tokenA);
       assertThatThrownBy(() -> resource.write(tokenA, log -> log.add("a again")))
           .isInstanceOf(StaleTokenException.class);
