@@ -1,6 +1,13 @@
 package dev.baton.spring.boot;
 
 import dev.baton.config.ConfigCenter;
+import dev.baton.config.ConfigFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.springframework.core.env.EnumerablePropertySource;
 
 /**
@@ -10,10 +17,16 @@ import org.springframework.core.env.EnumerablePropertySource;
  * A key {@code spring/datasource/url} (Spring Cloud Zookeeper Config's layout) and a key {@code
  * spring.datasource.url} are both the property {@code spring.datasource.url}.
  *
+ * <p>A list (a value that is JSON array text, as a config import writes {@code hosts: [a, b]}) is
+ * given as Spring's own YAML loader gives one: {@code hosts[0]=a}, {@code hosts[1]=b}, and no
+ * {@code hosts}; so {@code @ConfigurationProperties} bind a {@code List<String>} item by item, an
+ * item with a comma in it staying whole.
+ *
  * <p>Connection loss: the local copy keeps serving the last values it saw, and catches up once the
  * connection is back; a lookup never waits for the ensemble.
  */
 public class ConfigCenterPropertySource extends EnumerablePropertySource<ConfigCenter> {
+  private static final Pattern INDEXED = Pattern.compile("(.+)\\[(\\d{1,9})]");
 
   public ConfigCenterPropertySource(ConfigCenter config) {
     super("baton:" + config.prefix(), config);
@@ -21,13 +34,34 @@ public class ConfigCenterPropertySource extends EnumerablePropertySource<ConfigC
 
   @Override
   public String[] getPropertyNames() {
-    return getSource().snapshot().keySet().stream().map(key -> key.replace('/', '.')).distinct().toArray(String[]::new);
+    Set<String> names = new LinkedHashSet<>();
+    getSource().snapshot().forEach((key, value) -> {
+      String name = key.replace('/', '.');
+      Optional<List<String>> items = ConfigFormat.listItems(value);
+      if (items.isPresent()) {
+        for (int i = 0; i < items.get().size(); i++) {
+          names.add(name + "[" + i + "]");
+        }
+      } else {
+        names.add(name);
+      }
+    });
+    return names.toArray(String[]::new);
   }
 
   @Override
   public Object getProperty(String name) {
+    Matcher indexed = INDEXED.matcher(name);
+    if (indexed.matches()) {
+      int index = Integer.parseInt(indexed.group(2));
+      return value(indexed.group(1)).flatMap(ConfigFormat::listItems)
+          .filter(items -> index < items.size()).map(items -> items.get(index)).orElse(null);
+    }
+    return value(name).filter(value -> ConfigFormat.listItems(value).isEmpty()).orElse(null);
+  }
+
+  private Optional<String> value(String name) {
     ConfigCenter config = getSource();
-    return config.get(name).or(() -> name.indexOf('.') < 0 ? java.util.Optional.empty()
-        : config.get(name.replace('.', '/'))).orElse(null);
+    return config.get(name).or(() -> name.indexOf('.') < 0 ? Optional.empty() : config.get(name.replace('.', '/')));
   }
 }

@@ -79,6 +79,27 @@ class BatonConfigDataTest {
     }
   }
 
+  /** A list imported from YAML ({@code hosts: [a, "b, c"]}) binds as a list, as Spring's own YAML gives it. */
+  @Test
+  void listValue_isIndexedProperties_boundItemByItem() {
+    try (Baton admin = Baton.connect(zk.connectString()); ConfigCenter config = ConfigCenter.open(admin, "/config/lists")) {
+      config.importFrom("shop:\n  hosts: [a, \"b, c\"]\n  name: x\n",
+          dev.baton.config.ConfigFormat.YAML);
+      assertThat(config.get("shop/hosts")).contains("[\"a\",\"b, c\"]");
+
+      try (ConfigurableApplicationContext context = start("spring.config.import=baton:/config/lists",
+          "baton.connect-string=" + zk.connectString())) {
+        var env = context.getEnvironment();
+        assertThat(Binder.get(env).bind("shop.hosts", org.springframework.boot.context.properties.bind.Bindable.listOf(String.class)).get())
+            .containsExactly("a", "b, c");
+        assertThat(env.getProperty("shop.hosts[1]")).isEqualTo("b, c");
+        assertThat(env.getProperty("shop.hosts")).as("no JSON text for Spring to split at its commas").isNull();
+        var source = (EnumerablePropertySource<?>) env.getPropertySources().get("baton:/config/lists");
+        assertThat(source.getPropertyNames()).containsExactlyInAnyOrder("shop.hosts[0]", "shop.hosts[1]", "shop.name");
+      }
+    }
+  }
+
   @Test
   void importAndClientBean_oneZooKeeperSessionForBoth_observedAndClosedWithTheContext() throws Exception {
     try (EmbeddedZooKeeper server = EmbeddedZooKeeper.start()) {
