@@ -13,7 +13,7 @@ import dev.baton.internal.barrier.ZkDoubleBarrier;
 import dev.baton.internal.leader.ZkLeaderLatch;
 import dev.baton.internal.leader.ZkLeaderSelector;
 import dev.baton.internal.lock.Revocation;
-import dev.baton.internal.lock.ZkMultiLock;
+import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.lock.ZkMutex;
 import dev.baton.internal.lock.ZkReadWriteLock;
 import dev.baton.internal.observe.Observation;
@@ -129,7 +129,7 @@ public final class Baton implements Coordinator {
   public MultiLock multiLock(Mutex... locks) {
     session.checkOpen();
     Objects.requireNonNull(locks, "locks");
-    return new ZkMultiLock(java.util.Arrays.asList(locks));
+    return new MutexMultiLock(java.util.Arrays.asList(locks));
   }
 
   /**
@@ -199,6 +199,14 @@ public final class Baton implements Coordinator {
    *     Redis lease, say)
    */
   public static org.apache.zookeeper.Op guard(Lease lease) {
+    if (lease instanceof MultiLock.MultiLease && !(lease instanceof GuardedLease)) {
+      java.util.List<org.apache.zookeeper.Op> all = guards(lease);
+      if (all.size() > 1) {
+        throw new UnsupportedOperationException("The lease on " + lease.path() + " stands on " + all.size()
+            + " nodes, and one check cannot cover them all: use guards()");
+      }
+      return all.get(0);
+    }
     return GuardedLease.of(lease).guard();
   }
 
@@ -222,6 +230,14 @@ public final class Baton implements Coordinator {
    *     ZooKeeper recipes
    */
   public static java.util.List<org.apache.zookeeper.Op> guards(Lease lease) {
+    if (lease instanceof MultiLock.MultiLease multi && !(lease instanceof GuardedLease)) {
+      // The backend-neutral multi-lock's lease: its parts are this client's (or another Baton's) leases.
+      if (multi.state() == dev.baton.lock.LeaseState.RELEASED) {
+        throw new IllegalStateException("The lease on " + lease.path() + " is released; a guard of it would"
+            + " fail every transaction");
+      }
+      return multi.parts().stream().flatMap(part -> guards(part).stream()).toList();
+    }
     return GuardedLease.of(lease).guards();
   }
 
