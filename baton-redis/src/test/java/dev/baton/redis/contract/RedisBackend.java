@@ -34,9 +34,8 @@ public final class RedisBackend extends ContractBackendExtension {
 
   @Override
   public Set<Feature> features() {
-    // No counter on Redis yet: that contract checks the refusal.
     return EnumSet.of(Feature.MUTEX, Feature.READ_WRITE_LOCK, Feature.SEMAPHORE, Feature.MULTI_LOCK,
-        Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+        Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.COUNTER);
   }
 
   /**
