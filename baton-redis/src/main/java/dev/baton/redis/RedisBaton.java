@@ -375,6 +375,21 @@ public final class RedisBaton implements Coordinator {
     return new RedisCounter(session, name);
   }
 
+  /**
+   * A countdown latch on {@code name} in Redisson's {@code RCountDownLatch} layout (the count in the
+   * key {@code name}, a zero told on <code>redisson_countdownlatch__channel__{name}</code>), shared with
+   * Redisson's clients on the same name; see {@link RedisCountDownLatch} for what happens on connection
+   * loss and on timeout. Cheap: no request is sent until it is used.
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 bytes in UTF-8
+   * @throws ClientClosedException if this client is closed
+   */
+  public RedisCountDownLatch countDownLatch(String name) {
+    session.checkOpen();
+    return new RedisCountDownLatch(session, name);
+  }
+
   /** The server's address as given, without its password. */
   public String address() {
     return session.address();
