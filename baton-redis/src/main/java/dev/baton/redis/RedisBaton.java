@@ -354,7 +354,9 @@ public final class RedisBaton implements Coordinator {
    *   <li><b>Consistency</b>: every command goes to the master (the server, Sentinel's master, or the
    *       key's cluster master), so a read sees every update acknowledged before it. On a failover, an
    *       update the old master acknowledged but had not replicated yet is lost, as any Redis write
-   *       is.
+   *       is; and a server without persistence (RDB or AOF) that restarts comes back empty, the
+   *       counter at 0. Unlike a lock's key, which only needs to outlive its holder, a counter is
+   *       exactly as durable as the server's persistence: run it with AOF where updates must last.
    *   <li><b>Connection loss and timeouts</b>: each call waits for one reply, up to the {@link
    *       Builder#commandTimeout command timeout}; nothing is sent again. While the connection is down
    *       every call fails at once with {@link ConnectionException} and nothing was applied. A read or

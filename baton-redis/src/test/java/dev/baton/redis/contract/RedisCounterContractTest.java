@@ -6,7 +6,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RedisCounterContractTest extends CounterContract {
   @RegisterExtension
-  static final RedisBackend BACKEND = new RedisBackend();
+  static final RedisBackend BACKEND = RedisBackend.withCounter();
 
   @Override
   protected ContractBackend backend() {
