@@ -50,9 +50,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * subscribes again, and the waiter reads the count as soon as the connection is back (a zero
  * published meanwhile was missed, and that read sees it). Lettuce's exceptions never reach the caller.
  *
- * <p><b>Timeouts</b>: {@link #await(Duration)} returns {@code false} once its timeout passes with
- * the count above zero, or throws {@link ConnectionException} if by then it could not read the count
- * since the connection dropped (so it cannot tell).
+ * <p><b>Timeouts</b>: when the timeout of {@link #await(Duration)} passes, one last read of the count
+ * decides: {@code true} if it is zero, {@code false} if not, and {@link ConnectionException} if it cannot
+ * be read (the connection is down, or no reply within the command timeout, which that last read may
+ * add to the wait), since the latch may have opened meanwhile.
  *
  * <p>On a Redis Cluster the channel is a classic one ({@code PUBLISH}, heard on every node); Redisson
  * configured for sharded pub/sub ({@code SPUBLISH}) does not hear it, nor Baton Redisson's.
@@ -146,8 +147,8 @@ public final class RedisCountDownLatch {
    * @return true once the count is zero (at once on an open latch), false if {@code timeout} passed first
    * @throws IllegalArgumentException if {@code timeout} is negative
    * @throws NullPointerException if {@code timeout} is null
-   * @throws ConnectionException if the connection is down when the wait starts, or was down (no
-   *     successful read of the count since it dropped) when the timeout passed
+   * @throws ConnectionException if the count cannot be read when the wait starts, or when the timeout
+   *     passes (see "Timeouts" above)
    * @throws BatonInterruptedException if the thread is interrupted (its flag set again)
    * @throws ClientClosedException if the client is closed, or closes during the wait
    */
@@ -170,27 +171,25 @@ public final class RedisCountDownLatch {
       waitFor(subscribed, deadline);
       // A zero published before the subscription took is heard by no one: read again.
       waiter.wake();
-      ConnectionException unread = null;
       while (true) {
-        if (waiter.takeWake(deadline)) {
+        boolean woken = waiter.takeWake(deadline);
+        if (System.nanoTime() - deadline >= 0) {
+          // One last read decides, so a zero missed while the connection was down is not reported as false.
+          try {
+            return getCount() == 0;
+          } catch (ConnectionException e) {
+            throw new ConnectionException("Could not read the latch " + name + " on Redis at " + session.address()
+                + " when the timeout of " + timeout + " passed, so whether it opened is unknown: " + e.getMessage(), e);
+          }
+        }
+        if (woken) {
           try {
             if (getCount() == 0) {
               return true;
             }
-            unread = null;
           } catch (ConnectionException e) {
-            if (e instanceof OutcomeUnknownException) {
-              throw e;
-            }
-            unread = e; // down: a reconnection wakes us to read again
+            // down: a reconnection wakes us to read again, and the last read at the deadline decides
           }
-        }
-        if (System.nanoTime() - deadline >= 0) {
-          if (unread != null) {
-            throw new ConnectionException("Could not read the latch " + name + " on Redis at " + session.address()
-                + " before the timeout of " + timeout + " passed: the connection was down", unread);
-          }
-          return false;
         }
       }
     } finally {

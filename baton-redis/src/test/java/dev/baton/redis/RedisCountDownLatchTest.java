@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonException;
 import dev.baton.ClientClosedException;
+import dev.baton.ConnectionException;
+import dev.baton.ConnectionState;
+import dev.baton.testkit.FaultProxy;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,6 +135,41 @@ class RedisCountDownLatchTest extends RedisTestSupport {
     assertThatThrownBy(() -> waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(ClientClosedException.class);
     assertThatThrownBy(() -> closing.countDownLatch("closing")).isInstanceOf(ClientClosedException.class);
+  }
+
+  @Test
+  void aWaiterWhoseConnectionDrops_seesTheZeroPublishedMeanwhile_onceItIsBack() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton behindProxy = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .commandTimeout(Duration.ofMillis(500)));
+    RedisCountDownLatch waiting = behindProxy.countDownLatch("dropped");
+    waiting.trySetCount(1);
+    Future<Boolean> waiter = threads.submit(() -> waiting.await(WAIT));
+    await().until(() -> subscribers(RedisCountDownLatch.channelOf("dropped")) == 1);
+    proxy.cut();
+    await().until(() -> behindProxy.connectionState() != ConnectionState.CONNECTED);
+    // Published while the waiter cannot hear it: only its read after reconnecting can see the zero.
+    assertThat(redisson.getCountDownLatch("dropped").getCount()).isEqualTo(1);
+    redisson.getCountDownLatch("dropped").countDown();
+    assertThat(waiter).isNotDone();
+    proxy.restore();
+    assertThat(waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aWaitThatEndsWhileTheConnectionIsDown_throwsConnectionException_notFalse() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton behindProxy = client(RedisBaton.builder().uri("redis://" + proxy.connectString())
+        .commandTimeout(Duration.ofMillis(500)));
+    RedisCountDownLatch latch = behindProxy.countDownLatch("down");
+    latch.trySetCount(1);
+    Future<Boolean> waiter = threads.submit(() -> latch.await(Duration.ofSeconds(3)));
+    await().until(() -> subscribers(RedisCountDownLatch.channelOf("down")) == 1);
+    proxy.cut();
+    assertThatThrownBy(() -> waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(ConnectionException.class).hasMessageContaining("down");
+    assertThatThrownBy(latch::countDown).as("refused unsent while down").isInstanceOf(ConnectionException.class)
+        .isNotInstanceOf(dev.baton.OutcomeUnknownException.class);
   }
 
   @Test
