@@ -113,6 +113,35 @@ class RedisCountDownLatchTest extends RedisTestSupport {
   }
 
   @Test
+  void aWaiterReadsTheCountOnlyWhenTheChannelSaysSo() throws Exception {
+    RedisCountDownLatch latch = client().countDownLatch("quiet");
+    latch.trySetCount(1);
+    String channel = RedisCountDownLatch.channelOf("quiet");
+    raw().configResetstat();
+    Future<Boolean> waiter = threads.submit(() -> latch.await(WAIT));
+    await().until(() -> subscribers(channel) == 1);
+    // Its two reads: before subscribing, and after (a zero published between the two is seen by the second).
+    await().until(() -> getCalls() == 2);
+    long base = getCalls();
+    for (int message = 1; message <= 5; message++) {
+      raw().publish(channel, "1"); // Redisson's "a count was set": the waiter reads, finds 1, waits on
+      long expected = message;
+      await().until(() -> getCalls() - base >= expected);
+    }
+    assertThat(waiter).isNotDone();
+    assertThat(getCalls() - base).as("reads: one per message, none of its own").isEqualTo(5);
+    redisson.getCountDownLatch("quiet").countDown();
+    assertThat(waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** GET calls since the statistics were reset (the latch's reads; Redisson's count-down sends none). */
+  private static long getCalls() {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_get:calls=(\\d+)")
+        .matcher(raw().info("commandstats"));
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  @Test
   void await_onAnOpenLatch_isTrueAtOnce_andTimesOutFalseOnAClosedOne() {
     RedisCountDownLatch latch = client().countDownLatch("open");
     assertThat(latch.await(Duration.ZERO)).isTrue();
