@@ -6,6 +6,8 @@ import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
+import dev.baton.atomic.Counter;
+import dev.baton.internal.redis.atomic.RedisCounter;
 import dev.baton.internal.leadership.MutexLeaderLatch;
 import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.multilock.MutexMultiLock;
@@ -333,6 +335,61 @@ public final class RedisBaton implements Coordinator {
     session.checkOpen();
     Semaphore semaphore = new RedisSemaphore(session, name, permits);
     return observation == null ? semaphore : observation.semaphore(semaphore);
+  }
+
+  /**
+   * A shared {@code long} on {@code name}, kept as Redisson's {@code RAtomicLong} keeps it: the decimal
+   * text of the number in the plain string key {@code name}, so {@code INCRBY}, {@code GET}, {@code
+   * redis-cli} and a Redisson client on the same name all share it. A missing key reads 0; the first
+   * update creates it (without an expiry; {@link Counter#set} and a compare-and-set remove any expiry
+   * the key had, as Redisson's do). Cheap: no request is sent until it is used.
+   *
+   * <ul>
+   *   <li><b>Updates</b>: {@link Counter#addAndGet} is one {@code INCRBY}, atomic on the server, so no
+   *       update is lost and every caller gets a value of its own, however many threads and clients
+   *       add at once; compare-and-set is one script that sets the update only if the key's text is
+   *       the expected number. Overflow throws {@link ArithmeticException}; a key that holds
+   *       something other than a decimal {@code long} (or another type) throws {@link
+   *       dev.baton.BatonException} naming the key, and nothing is written.
+   *   <li><b>Consistency</b>: every command goes to the master (the server, Sentinel's master, or the
+   *       key's cluster master), so a read sees every update acknowledged before it. On a failover, an
+   *       update the old master acknowledged but had not replicated yet is lost, as any Redis write
+   *       is; and a server without persistence (RDB or AOF) that restarts comes back empty, the
+   *       counter at 0. Unlike a lock's key, which only needs to outlive its holder, a counter is
+   *       exactly as durable as the server's persistence: run it with AOF where updates must last.
+   *   <li><b>Connection loss and timeouts</b>: each call waits for one reply, up to the {@link
+   *       Builder#commandTimeout command timeout}; nothing is sent again. While the connection is down
+   *       every call fails at once with {@link ConnectionException} and nothing was applied. A read or
+   *       a {@code set} that gets no reply in time throws {@link ConnectionException} (safe to call
+   *       again). An add or compare-and-set whose reply is lost (no reply in time, the connection
+   *       dropped while it was out, or the caller interrupted meanwhile) throws {@link
+   *       dev.baton.OutcomeUnknownException}: it may have been applied, once at most; read the value
+   *       to decide. Lettuce's own exceptions never reach the caller.
+   * </ul>
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 bytes in UTF-8
+   * @throws ClientClosedException if this client is closed (and each call on the counter once it is)
+   */
+  @Override
+  public Counter counter(String name) {
+    session.checkOpen();
+    return new RedisCounter(session, name);
+  }
+
+  /**
+   * A countdown latch on {@code name} in Redisson's {@code RCountDownLatch} layout (the count in the
+   * key {@code name}, a zero told on <code>redisson_countdownlatch__channel__{name}</code>), shared with
+   * Redisson's clients on the same name; see {@link RedisCountDownLatch} for what happens on connection
+   * loss and on timeout. Cheap: no request is sent until it is used.
+   *
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is blank or longer than 1,024 bytes in UTF-8
+   * @throws ClientClosedException if this client is closed
+   */
+  public RedisCountDownLatch countDownLatch(String name) {
+    session.checkOpen();
+    return new RedisCountDownLatch(session, name);
   }
 
   /** The server's address as given, without its password. */

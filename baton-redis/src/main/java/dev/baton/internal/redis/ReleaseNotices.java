@@ -50,8 +50,21 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
 
   /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
   public synchronized CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter) {
+    return join(channel, waiter, false);
+  }
+
+  /**
+   * Listens for {@code waiter} on a channel where every message wakes every waiter of this client (a
+   * countdown latch's: its zero wakes them all); the future completes once the channel is subscribed.
+   */
+  public synchronized CompletableFuture<Void> joinBroadcast(String channel, RedisSession.Waiter waiter) {
+    return join(channel, waiter, true);
+  }
+
+  private CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter, boolean broadcast) {
     Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
         connection.async().subscribe(c).toCompletableFuture()));
+    listeners.broadcast |= broadcast;
     listeners.bySequence.put(waiter.sequence(), waiter);
     listeners.byMember.put(waiter.member(), waiter);
     listeners.lastUsed = System.nanoTime();
@@ -107,7 +120,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     if (listeners == null) {
       return;
     }
-    if (message.equals("1")) {
+    if (listeners.broadcast || message.equals("1")) {
       // Redisson's READ_UNLOCK_MESSAGE, which a read-write lock's release sends: the lock may now
       // take several readers at once, so every waiter of this client tries (Redisson wakes all of its own too).
       listeners.bySequence.values().forEach(RedisSession.Waiter::wake);
@@ -130,6 +143,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     final ConcurrentSkipListMap<Long, RedisSession.Waiter> bySequence = new ConcurrentSkipListMap<>();
     final Map<String, RedisSession.Waiter> byMember = new ConcurrentHashMap<>();
     volatile long lastUsed;
+    volatile boolean broadcast; // every message wakes every waiter (a latch's channel)
     boolean idleCheckPending; // guarded by the ReleaseNotices
 
     Listeners(CompletableFuture<Void> subscribed) {

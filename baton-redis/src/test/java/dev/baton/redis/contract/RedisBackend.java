@@ -25,7 +25,30 @@ public final class RedisBackend extends ContractBackendExtension {
   private static final Duration RENEW_EVERY = Duration.ofMillis(300);
   // Also the time Lettuce allows a connection handshake: 500 ms proved too short on a loaded machine.
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+  private final boolean counter;
   private EmbeddedRedis redis;
+
+  /** The backend every contract but the counter's runs on: see {@link #withCounter()}. */
+  public RedisBackend() {
+    this(false);
+  }
+
+  private RedisBackend(boolean counter) {
+    this.counter = counter;
+  }
+
+  /**
+   * The backend with {@link Feature#COUNTER} declared, for {@code RedisCounterContractTest}. Not
+   * declared for the others because the chaos run ({@code CoordinatorChaos}, shared by every backend)
+   * counts increments across {@link #restartServer()}: this server runs without persistence, so a
+   * restart empties it and the counter starts again from 0, which the run reports as lost updates. A
+   * Redis counter is exactly as durable as the server's persistence; the chaos run has no promise to
+   * declare that with yet (its counter check would need one, as leases have {@link
+   * Promise#LEASE_KEPT_ACROSS_SERVER_RESTART}).
+   */
+  public static RedisBackend withCounter() {
+    return new RedisBackend(true);
+  }
 
   @Override
   public String name() {
@@ -34,9 +57,12 @@ public final class RedisBackend extends ContractBackendExtension {
 
   @Override
   public Set<Feature> features() {
-    // No counter on Redis yet: that contract checks the refusal.
-    return EnumSet.of(Feature.MUTEX, Feature.READ_WRITE_LOCK, Feature.SEMAPHORE, Feature.MULTI_LOCK,
-        Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+    EnumSet<Feature> features = EnumSet.of(Feature.MUTEX, Feature.READ_WRITE_LOCK, Feature.SEMAPHORE,
+        Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+    if (counter) {
+      features.add(Feature.COUNTER);
+    }
+    return features;
   }
 
   /**
