@@ -6,10 +6,15 @@ import dev.baton.OutcomeUnknownException;
 import dev.baton.RetryPolicy;
 
 /**
- * A {@code long} shared by every client of the ensemble: the distributed counterpart of an
- * {@link java.util.concurrent.atomic.AtomicLong}. Every update is a compare-and-set on the node's
- * version, so updates from any number of threads and clients are never lost. Thread-safe, and
- * cheap to make: {@code baton.counter(path)} sends nothing.
+ * A {@code long} shared by every client of the store: the distributed counterpart of an
+ * {@link java.util.concurrent.atomic.AtomicLong}. Updates from any number of threads and clients
+ * are never lost. Thread-safe, and cheap to make: {@code coordinator.counter(name)} sends nothing.
+ *
+ * <p>What follows describes the ZooKeeper counter ({@code Baton.counter}), where every update is a
+ * compare-and-set on the node's version. On Redis ({@code RedisBaton.counter}) the value is a plain
+ * string key updated by {@code INCRBY} and a compare-and-set script, shared with Redisson's {@code
+ * RAtomicLong}, and as durable as the server's persistence; on SQL ({@code JdbcBaton.counter}) it
+ * is a row updated in one statement. Every backend runs the same {@code CounterContract}.
  *
  * <pre>{@code
  * Counter orders = baton.counter("/counters/orders");
