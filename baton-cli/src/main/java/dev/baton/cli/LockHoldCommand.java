@@ -110,18 +110,27 @@ public final class LockHoldCommand implements Callable<Integer> {
   }
 
   private int runHolding(Lease lease, PrintWriter err, String lossCause) throws InterruptedException {
-    // Once the lease is lost another process may take the lock, so nothing the command started may go on.
-    return GuardedCommand.run("baton lock hold", command,
+    return runHolding("baton lock hold", lease, command,
         Map.of("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()), "BATON_LOCK_PATH", path),
-        grace, err, lossCause, stop -> {
-          lease.addListener((l, state) -> {
-            if (state == LeaseState.LOST) {
-              stop.run();
-            }
-          });
-          if (lease.state() == LeaseState.LOST) {
-            stop.run();
-          }
-        });
+        grace, err, lossCause);
+  }
+
+  /**
+   * Runs {@code command} while {@code lease} holds, stopping its group once the lease is lost;
+   * what every command that holds a lease shares (lock, read-write lock, semaphore).
+   */
+  static int runHolding(String who, Lease lease, List<String> command, Map<String, String> environment,
+      Duration grace, PrintWriter err, String lossCause) throws InterruptedException {
+    // Once the lease is lost another process may take the lock, so nothing the command started may go on.
+    return GuardedCommand.run(who, command, environment, grace, err, lossCause, stop -> {
+      lease.addListener((l, state) -> {
+        if (state == LeaseState.LOST) {
+          stop.run();
+        }
+      });
+      if (lease.state() == LeaseState.LOST) {
+        stop.run();
+      }
+    });
   }
 }

@@ -23,6 +23,8 @@ final class Store implements AutoCloseable {
   private final Coordinator coordinator;
   private final RedisMutexOptions redisLayout;
   private final Duration timeout;
+  /** The last recipe's name, for the round trip {@link #close()} makes on Redis. */
+  private String name;
 
   Store(CommandSpec spec, Coordinator coordinator, RedisMutexOptions redisLayout, Duration timeout) {
     this.spec = spec;
@@ -55,19 +57,19 @@ final class Store implements AutoCloseable {
 
   /** The mutex {@code name}; on Redis in the layout {@code --redis-layout} chose. */
   Mutex mutex(String name) {
-    return recipe(() -> redis() != null ? redis().mutex(name, redisLayout) : coordinator.mutex(name));
+    return recipe(name, () -> redis() != null ? redis().mutex(name, redisLayout) : coordinator.mutex(name));
   }
 
   ReadWriteLock readWriteLock(String name) {
-    return recipe(() -> coordinator.readWriteLock(name));
+    return recipe(name, () -> coordinator.readWriteLock(name));
   }
 
   Semaphore semaphore(String name, int permits) {
-    return recipe(() -> coordinator.semaphore(name, permits));
+    return recipe(name, () -> coordinator.semaphore(name, permits));
   }
 
   LeaderLatch leaderLatch(String name, String participant) {
-    return recipe(() -> coordinator.leaderLatch(name, participant));
+    return recipe(name, () -> coordinator.leaderLatch(name, participant));
   }
 
   /**
@@ -81,7 +83,8 @@ final class Store implements AutoCloseable {
   }
 
   /** Makes a recipe, turning the backend's refusals into what a command line says. */
-  <T> T recipe(Supplier<T> making) {
+  <T> T recipe(String name, Supplier<T> making) {
+    this.name = name;
     try {
       return making.get();
     } catch (UnsupportedOperationException e) {
@@ -91,8 +94,20 @@ final class Store implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes the client. On Redis, a lease closed just before sends its release without waiting for
+   * the reply, and closing the connection at once can drop it (the lock then lives out its TTL):
+   * one read on the same connection first, answered only after what was sent before it, lets it through.
+   */
   @Override
   public void close() {
+    if (redis() != null && name != null) {
+      try {
+        redis().isLocked(name);
+      } catch (RuntimeException ignored) {
+        // Only a round trip: what it says does not matter, and a failure is the close's to report.
+      }
+    }
     coordinator.close();
   }
 }
