@@ -61,15 +61,27 @@ final class Store implements AutoCloseable {
   }
 
   ReadWriteLock readWriteLock(String name) {
+    noLayout("a read-write lock");
     return recipe(name, () -> coordinator.readWriteLock(name));
   }
 
   Semaphore semaphore(String name, int permits) {
+    noLayout("a semaphore");
     return recipe(name, () -> coordinator.semaphore(name, permits));
   }
 
   LeaderLatch leaderLatch(String name, String participant) {
+    noLayout("an election");
     return recipe(name, () -> coordinator.leaderLatch(name, participant));
+  }
+
+  /** {@code --redis-layout} chooses a mutex's keys only: given for another recipe, it would silently do nothing. */
+  void noLayout(String what) {
+    if (spec.commandLine().getParseResult() != null
+        && spec.commandLine().getParseResult().hasMatchedOption("--redis-layout")) {
+      throw new ParameterException(spec.commandLine(), "--redis-layout chooses the keys of a mutex ('baton lock');"
+          + " " + what + " on Redis has one layout only");
+    }
   }
 
   /**

@@ -67,6 +67,7 @@ public final class TreeCommand implements Callable<Integer> {
           + " redis://host:port, or look at one recipe with 'baton lock holder --redis'");
     }
     try (Store opened = store.open(spec, null, "name", false)) {
+      opened.noLayout("the tree, which lists both layouts,");
       List<RedisTree.Recipe> recipes = RedisTree.list(opened.redis(), store.redis, store.zooKeeper.connectTimeout, path);
       PrintWriter out = spec.commandLine().getOut();
       if (json.enabled) {

@@ -93,6 +93,16 @@ class RedisRecipeCommandsTest {
   }
 
   @Test
+  void redisLayout_onARecipeWithOneLayout_isBadUsage_ratherThanIgnored() {
+    Cli.Run run = Cli.run("rwlock", "holders", "catalog", "--redis", redis.uri(), "--redis-layout", "redisson");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--redis-layout chooses the keys of a mutex", "a read-write lock");
+
+    Cli.Run tree = Cli.run("tree", "*", "--redis", redis.uri(), "--redis-layout", "plain");
+    assertThat(tree.exitCode()).isEqualTo(2);
+  }
+
+  @Test
   void semaphore_holdersAndHold_countPermits(@TempDir Path dir) throws IOException {
     try (Lease one = client.semaphore("db-pool", 2).acquire(Duration.ofSeconds(5))) {
       Cli.Run holders = Cli.run("semaphore", "holders", "db-pool", "--permits", "2", "--redis", redis.uri());
