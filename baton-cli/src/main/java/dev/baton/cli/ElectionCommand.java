@@ -1,6 +1,5 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.leader.LeaderLatch;
 import dev.baton.leader.LeadershipListener;
 import dev.baton.lock.Lease;
@@ -19,8 +18,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code baton election join}: runs a command while this process leads an election, as {@code etcdctl elect} does. */
 @Command(name = "election", mixinStandardHelpOptions = true,
-    description = "Take part in a leader election (Baton's or Curator's LeaderLatch).",
-    subcommands = {ElectionCommand.Join.class})
+    description = "Take part in a leader election (Baton's or Curator's LeaderLatch; on Redis or SQL, Baton's),"
+        + " or see who leads it.",
+    subcommands = {ElectionCommand.Join.class, LeaderCommand.class})
 public final class ElectionCommand extends CommandGroup {
 
   @Command(name = "join", mixinStandardHelpOptions = true,
@@ -35,7 +35,7 @@ public final class ElectionCommand extends CommandGroup {
       })
   static final class Join implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
+    @Mixin StoreOptions store;
 
     @Option(names = "--id", paramLabel = "ID",
         description = "This participant's id, shown by 'baton leader'. Default: host:pid.")
@@ -50,7 +50,8 @@ public final class ElectionCommand extends CommandGroup {
             + " Default: ${DEFAULT-VALUE}.")
     Duration grace;
 
-    @Parameters(index = "0", paramLabel = "<path>", description = "The election's path, e.g. /election/reports.")
+    @Parameters(index = "0", paramLabel = "<path>",
+        description = "The election's path, e.g. /election/reports; with --redis or --jdbc, its name.")
     String path;
 
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "<command>", description = "The command and its arguments, after --.")
@@ -58,11 +59,11 @@ public final class ElectionCommand extends CommandGroup {
 
     @Override
     public Integer call() throws InterruptedException {
-      LockCommand.checkPath(path, "<path>", "election path", spec);
       String participant = id != null ? id : ManagementFactory.getRuntimeMXBean().getName().replace('@', ':');
       PrintWriter err = spec.commandLine().getErr();
-      connection.holds = true; // the session timeout is how long the leadership outlives baton
-      try (Baton baton = connection.open(spec); LeaderLatch latch = baton.leaderLatch(path, participant)) {
+      // On ZooKeeper the session timeout is how long the leadership outlives baton: said when granted otherwise.
+      try (Store opened = store.open(spec, path, "election path", true);
+          LeaderLatch latch = opened.leaderLatch(path, participant)) {
         latch.start();
         // No timeout: as good as forever (a century), which the latch's await takes as a Duration.
         boolean leading = latch.await(timeout == null ? Duration.ofDays(36_500) : timeout);

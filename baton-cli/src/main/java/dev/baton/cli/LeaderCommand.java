@@ -16,32 +16,42 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leader", mixinStandardHelpOptions = true,
     description = "Prints who leads the election at <path> (a leader latch or a leader selector,"
-        + " Baton's or Curator's), then every participant in line, the leader first.")
+        + " Baton's or Curator's; on Redis or SQL, Baton's), then every participant in line, the leader first"
+        + " (on SQL the leader only: the lock table keeps no queue).")
 public final class LeaderCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ConnectOptions connection;
+  @Mixin StoreOptions store;
   @Mixin JsonOutput json;
 
-  @Parameters(index = "0", paramLabel = "<path>", description = "The election's path, e.g. /election/reports.")
+  @Parameters(index = "0", paramLabel = "<path>",
+      description = "The election's path, e.g. /election/reports; with --redis or --jdbc, its name.")
   String path;
 
   @Override
   public Integer call() {
-    LockCommand.checkPath(path, "<path>", "election path", spec);
-    try (Baton baton = connection.open(spec)) {
+    try (Store opened = store.open(spec, path, "election path", false)) {
       // A leader selector stands on a mutex, so its nodes are a mutex's.
-      RecipeCheck.expect(baton, path, connection.connectTimeout, "election", NodeKind.LEADER_LATCH, NodeKind.MUTEX);
+      opened.expect(path, "election", NodeKind.LEADER_LATCH, NodeKind.MUTEX);
       // Reading only: neither object takes part until started, and neither is started here.
       String kind = "leader latch";
-      List<String> line = baton.leaderLatch(path, "baton-cli").participants();
-      if (line.isEmpty()) {
+      List<String> line = opened.leaderLatch(path, "baton-cli").participants();
+      Baton zooKeeper = opened.zooKeeper();
+      if (zooKeeper == null) {
+        kind = "election"; // on Redis and SQL a latch and a selector are the same lock: no telling them apart
+      } else if (line.isEmpty()) {
         kind = "leader selector";
-        line = baton.leaderSelector(path, "baton-cli", lease -> { }).participants();
+        line = zooKeeper.leaderSelector(path, "baton-cli", lease -> { }).participants();
+      }
+      if (opened.isSql() && !line.isEmpty()) {
+        // The lock table keeps no queue: a reader sees the leader only.
+        spec.commandLine().getErr().println(spec.qualifiedName() + ": the SQL lock table keeps no queue:"
+            + " only the leader of " + path + " is known, not who waits");
+        spec.commandLine().getErr().flush();
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json.enabled) {
-        JsonOutput.print(out, JsonOutput.object("path", path, "kind", line.isEmpty() ? null : kind,
-            "leader", line.isEmpty() ? null : line.get(0), "participants", line));
+        JsonOutput.print(out, JsonOutput.object("path", path, "backend", opened.backend(),
+            "kind", line.isEmpty() ? null : kind, "leader", line.isEmpty() ? null : line.get(0), "participants", line));
         return BatonCommand.OK;
       }
       if (line.isEmpty()) {

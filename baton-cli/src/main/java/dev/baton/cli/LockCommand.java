@@ -4,8 +4,6 @@ import dev.baton.Baton;
 import dev.baton.ZkPaths;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
-import dev.baton.redis.RedisBaton;
-import dev.baton.redis.RedisMutexOptions;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
@@ -76,24 +74,23 @@ public final class LockCommand extends CommandGroup {
       description = "Prints who holds the mutex at <path>: node, fencing token, host, pid, thread, session, queued-at.")
   static final class Holder implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
-    @Mixin RedisConnectOptions redis;
+    @Mixin StoreOptions store;
     @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<path>",
-        description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
+        description = "The mutex's path, e.g. /locks/sku-42; with --redis or --jdbc, the lock's name.")
     String path;
 
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      Optional<LockOwner> holder = read(spec, connection, redis, path, Mutex::holder);
+      Read<Optional<LockOwner>> holder = read(spec, store, path, Mutex::holder);
       if (json.enabled) {
-        JsonOutput.print(out, JsonOutput.object("path", path, "backend", backend(redis),
-            "holder", holder.map(JsonOutput::owner).orElse(null)));
+        JsonOutput.print(out, JsonOutput.object("path", path, "backend", holder.backend(),
+            "holder", holder.value().map(JsonOutput::owner).orElse(null)));
         return BatonCommand.OK;
       }
-      out.println(holder.map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
+      out.println(holder.value().map(LockCommand::describe).orElse(path + " is free: nobody holds it"));
       out.flush();
       return BatonCommand.OK;
     }
@@ -133,20 +130,25 @@ public final class LockCommand extends CommandGroup {
       description = "Prints who waits for the mutex at <path>, next in line first, one line each.")
   static final class Waiters implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
-    @Mixin RedisConnectOptions redis;
+    @Mixin StoreOptions store;
     @Mixin JsonOutput json;
 
     @Parameters(index = "0", paramLabel = "<path>",
-        description = "The mutex's path, e.g. /locks/sku-42; with --redis, the lock's name.")
+        description = "The mutex's path, e.g. /locks/sku-42; with --redis or --jdbc, the lock's name.")
     String path;
 
     @Override
     public Integer call() {
-      List<LockOwner> waiters = read(spec, connection, redis, path, Mutex::waiters);
+      if (store.kind(spec) == StoreOptions.Kind.JDBC) {
+        // JdbcMutex.waiters() lists this client's waiters only: a new client would always say "nobody".
+        throw new CliException("A SQL lock table keeps no queue: who waits for " + path + " in other"
+            + " processes cannot be read ('baton lock holder' says who holds it)");
+      }
+      Read<List<LockOwner>> read = read(spec, store, path, Mutex::waiters);
+      List<LockOwner> waiters = read.value();
       PrintWriter out = spec.commandLine().getOut();
       if (json.enabled) {
-        JsonOutput.print(out, JsonOutput.object("path", path, "backend", backend(redis),
+        JsonOutput.print(out, JsonOutput.object("path", path, "backend", read.backend(),
             "waiters", waiters.stream().map(JsonOutput::owner).toList()));
         return BatonCommand.OK;
       }
@@ -159,37 +161,18 @@ public final class LockCommand extends CommandGroup {
     }
   }
 
-  private static String backend(RedisConnectOptions redis) {
-    return redis.given() ? "redis" : "zookeeper";
-  }
+  /** What was read, and on which backend. */
+  record Read<T>(String backend, T value) {}
 
   /**
-   * Reads the mutex named {@code path} on Redis when {@code --redis} is given, else on ZooKeeper;
-   * a name or path the backend cannot have is a usage error naming it, before anything is sent.
+   * Reads the mutex named {@code path} on the store the options chose; a name or path the backend
+   * cannot have is a usage error naming it (on ZooKeeper before anything is sent).
    */
-  private static <T> T read(CommandSpec spec, ConnectOptions zooKeeper, RedisConnectOptions redis,
-      String path, Function<Mutex, T> reading) {
-    if (redis.given()) {
-      if (spec.commandLine().getParseResult().hasMatchedOption("--connect")) {
-        throw new ParameterException(spec.commandLine(),
-            "--connect and --redis cannot be combined: the lock is on one or the other");
-      }
-      RedisMutexOptions options = redis.mutexOptions(spec);
-      try (RedisBaton baton = redis.open(zooKeeper.connectTimeout, spec)) {
-        Mutex mutex;
-        try {
-          mutex = baton.mutex(path, options);
-        } catch (IllegalArgumentException e) {
-          throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
-        }
-        return reading.apply(mutex);
-      }
-    }
-    checkPath(path, spec);
-    try (Baton baton = zooKeeper.open(spec)) {
-      Mutex mutex = mutex(baton, path, spec);
-      RecipeCheck.expect(baton, path, zooKeeper.connectTimeout, "mutex", NodeKind.MUTEX);
-      return reading.apply(mutex);
+  private static <T> Read<T> read(CommandSpec spec, StoreOptions options, String path, Function<Mutex, T> reading) {
+    try (Store store = options.open(spec, path, "mutex path", false)) {
+      Mutex mutex = store.mutex(path);
+      store.expect(path, "mutex", NodeKind.MUTEX);
+      return new Read<>(store.backend(), reading.apply(mutex));
     }
   }
 }

@@ -1,11 +1,9 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
-import dev.baton.redis.RedisBaton;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +13,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -38,8 +35,11 @@ import picocli.CommandLine.Spec;
             + " Put -- before the command:",
         "  baton lock hold /locks/nightly --connect zk:2181 -- ./nightly-job.sh --full",
         "  baton lock hold nightly --redis redis://cache:6379 -- ./nightly-job.sh --full",
+        "  baton lock hold nightly --jdbc jdbc:postgresql://db:5432/app -- ./nightly-job.sh --full",
         "On Redis the lock is lost when its key's TTL runs out unrenewed or the key is taken from it;"
-            + " the watchdog stops the command before that TTL can run out after baton dies.",
+            + " on SQL when its row expires unrenewed (by the database's clock) or is taken;"
+            + " the watchdog stops the command before that TTL can run out after baton dies."
+            + " With --jdbc the lock table is created if it is missing.",
         "",
         "Exit codes: the command's own code when it ran to its end holding the lock;"
             + " 124 the lock was not obtained within --timeout; 125 the lock was lost while the"
@@ -59,8 +59,7 @@ public final class LockHoldCommand implements Callable<Integer> {
   static final int EXIT_NOT_FOUND = 127;
 
   @Spec CommandSpec spec;
-  @Mixin ConnectOptions connection;
-  @Mixin RedisConnectOptions redis;
+  @Mixin StoreOptions store;
 
   @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "Give up (exit 124) if the mutex is not ours within this time, e.g. 10s; 0s tries"
@@ -73,7 +72,7 @@ public final class LockHoldCommand implements Callable<Integer> {
   Duration grace;
 
   @Parameters(index = "0", paramLabel = "<path>",
-      description = "The mutex's path, e.g. /locks/nightly; with --redis, the lock's name.")
+      description = "The mutex's path, e.g. /locks/nightly; with --redis or --jdbc, the lock's name.")
   String path;
 
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "<command>",
@@ -83,25 +82,15 @@ public final class LockHoldCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     PrintWriter err = spec.commandLine().getErr();
-    if (redis.given()) {
-      if (spec.commandLine().getParseResult().hasMatchedOption("--connect")) {
-        throw new ParameterException(spec.commandLine(),
-            "--connect and --redis cannot be combined: the lock is on one or the other");
-      }
-      try (RedisBaton client = redis.open(connection.connectTimeout, spec)) {
-        Mutex mutex;
-        try {
-          mutex = client.mutex(path, redis.mutexOptions(spec));
-        } catch (IllegalArgumentException e) {
-          throw new ParameterException(spec.commandLine(), "<path>: " + e.getMessage());
-        }
-        return holdAndRun(mutex, err, "the lock " + path + " (its Redis lease expired or was taken)");
-      }
-    }
-    LockCommand.checkPath(path, spec);
-    connection.holds = true; // the session timeout is how long the lock outlives baton
-    try (Baton baton = connection.open(spec)) {
-      return holdAndRun(LockCommand.mutex(baton, path, spec), err, "the lock " + path + " (the session expired)");
+    // On ZooKeeper the session timeout is how long the lock outlives baton: it is said when granted otherwise.
+    try (Store opened = store.open(spec, path, "mutex path", true)) {
+      Mutex mutex = opened.mutex(path);
+      String cause = switch (store.kind(spec)) {
+        case REDIS -> " (its Redis lease expired or was taken)";
+        case JDBC -> " (its row expired unrenewed or was taken)";
+        case ZOOKEEPER -> " (the session expired)";
+      };
+      return holdAndRun(mutex, err, "the lock " + path + cause);
     }
   }
 
@@ -121,18 +110,27 @@ public final class LockHoldCommand implements Callable<Integer> {
   }
 
   private int runHolding(Lease lease, PrintWriter err, String lossCause) throws InterruptedException {
-    // Once the lease is lost another process may take the lock, so nothing the command started may go on.
-    return GuardedCommand.run("baton lock hold", command,
+    return runHolding("baton lock hold", lease, command,
         Map.of("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()), "BATON_LOCK_PATH", path),
-        grace, err, lossCause, stop -> {
-          lease.addListener((l, state) -> {
-            if (state == LeaseState.LOST) {
-              stop.run();
-            }
-          });
-          if (lease.state() == LeaseState.LOST) {
-            stop.run();
-          }
-        });
+        grace, err, lossCause);
+  }
+
+  /**
+   * Runs {@code command} while {@code lease} holds, stopping its group once the lease is lost;
+   * what every command that holds a lease shares (lock, read-write lock, semaphore).
+   */
+  static int runHolding(String who, Lease lease, List<String> command, Map<String, String> environment,
+      Duration grace, PrintWriter err, String lossCause) throws InterruptedException {
+    // Once the lease is lost another process may take the lock, so nothing the command started may go on.
+    return GuardedCommand.run(who, command, environment, grace, err, lossCause, stop -> {
+      lease.addListener((l, state) -> {
+        if (state == LeaseState.LOST) {
+          stop.run();
+        }
+      });
+      if (lease.state() == LeaseState.LOST) {
+        stop.run();
+      }
+    });
   }
 }

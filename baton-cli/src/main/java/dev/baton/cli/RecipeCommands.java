@@ -3,7 +3,9 @@ package dev.baton.cli;
 import dev.baton.Baton;
 import dev.baton.Codecs;
 import dev.baton.barrier.Barrier;
+import dev.baton.lock.Lease;
 import dev.baton.lock.LockOwner;
+import dev.baton.lock.Mutex;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import dev.baton.queue.DistributedQueue;
@@ -38,10 +40,11 @@ public final class RecipeCommands {
   }
 
   /** Prints owners one line each, or as JSON, or {@code none} when there are none. */
-  static void printOwners(PrintWriter out, JsonOutput json, String path, String field, List<LockOwner> owners,
-      String none) {
+  static void printOwners(PrintWriter out, JsonOutput json, String path, String backend, String field,
+      List<LockOwner> owners, String none) {
     if (json.enabled) {
-      JsonOutput.print(out, JsonOutput.object("path", path, field, owners.stream().map(JsonOutput::owner).toList()));
+      JsonOutput.print(out, JsonOutput.object("path", path, "backend", backend, field,
+          owners.stream().map(JsonOutput::owner).toList()));
       return;
     }
     if (owners.isEmpty()) {
@@ -53,17 +56,19 @@ public final class RecipeCommands {
 
   /** {@code baton rwlock}. */
   @Command(name = "rwlock", mixinStandardHelpOptions = true,
-      description = "Inspect a read-write lock (Baton's or Curator's InterProcessReadWriteLock).",
-      subcommands = {RwLock.Holders.class, RwLock.Waiters.class})
+      description = "Inspect a read-write lock (Baton's or Curator's InterProcessReadWriteLock; on Redis, Baton's"
+          + " or Redisson's RReadWriteLock), or hold it while a command runs.",
+      subcommands = {RwLock.Holders.class, RwLock.Waiters.class, RwLock.Hold.class})
   static final class RwLock extends CommandGroup {
 
     /** What both listings share: the path, the check that it is a read-write lock, the printing. */
     abstract static class Listing implements Callable<Integer> {
       @Spec CommandSpec spec;
-      @Mixin ConnectOptions connection;
+      @Mixin StoreOptions store;
       @Mixin JsonOutput json;
 
-      @Parameters(index = "0", paramLabel = "<path>", description = "The lock's path, e.g. /locks/catalog.")
+      @Parameters(index = "0", paramLabel = "<path>",
+          description = "The lock's path, e.g. /locks/catalog; with --redis or --jdbc, its name.")
       String path;
 
       abstract String field();
@@ -74,11 +79,10 @@ public final class RecipeCommands {
 
       @Override
       public Integer call() {
-        LockCommand.checkPath(path, "<path>", "read-write lock path", spec);
-        try (Baton baton = connection.open(spec)) {
-          ReadWriteLock lock = baton.readWriteLock(path);
-          RecipeCheck.expect(baton, path, connection.connectTimeout, "read-write lock", NodeKind.READ_WRITE_LOCK);
-          printOwners(spec.commandLine().getOut(), json, path, field(), read(lock), none());
+        try (Store opened = store.open(spec, path, "read-write lock path", false)) {
+          ReadWriteLock lock = opened.readWriteLock(path);
+          opened.expect(path, "read-write lock", NodeKind.READ_WRITE_LOCK);
+          printOwners(spec.commandLine().getOut(), json, path, opened.backend(), field(), read(lock), none());
           return BatonCommand.OK;
         }
       }
@@ -121,12 +125,68 @@ public final class RecipeCommands {
         return "nobody waits for " + path;
       }
     }
+
+    @Command(name = "hold", mixinStandardHelpOptions = true,
+        description = {
+            "Takes the read lock (--read, shared) or the write lock (--write, exclusive) of <path>, runs"
+                + " <command> with the fencing token in BATON_FENCING_TOKEN (and the path in BATON_LOCK_PATH),"
+                + " and releases the lock when the command ends. As 'baton lock hold': the command runs in a"
+                + " process group of its own, stopped when the lock is lost or baton dies. Put -- before the command:",
+            "  baton rwlock hold catalog --write --redis redis://cache:6379 -- ./reindex.sh",
+            "Exit codes as for 'baton lock hold': the command's own; 124 not obtained within --timeout;"
+                + " 125 lost while the command ran; 126 cannot run; 127 not found; 1 baton failed; 2 bad usage."
+        })
+    static final class Hold implements Callable<Integer> {
+      @Spec CommandSpec spec;
+      @Mixin StoreOptions store;
+
+      @picocli.CommandLine.ArgGroup(exclusive = true, multiplicity = "1")
+      Mode mode;
+
+      static final class Mode {
+        @Option(names = "--read", required = true, description = "Take the read lock, shared with other readers.")
+        boolean read;
+
+        @Option(names = "--write", required = true, description = "Take the write lock, alone.")
+        boolean write;
+      }
+
+      @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+          description = "Give up (exit 124) if the lock is not ours within this time; 0s tries once. Default: wait.")
+      Duration timeout;
+
+      @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
+          description = "After the lock is lost: how long the command's group has between TERM and KILL."
+              + " Default: ${DEFAULT-VALUE}.")
+      Duration grace;
+
+      @Parameters(index = "0", paramLabel = "<path>",
+          description = "The lock's path, e.g. /locks/catalog; with --redis or --jdbc, its name.")
+      String path;
+
+      @Parameters(index = "1..*", arity = "1..*", paramLabel = "<command>", description = "The command and its arguments, after --.")
+      List<String> command;
+
+      @Override
+      public Integer call() throws InterruptedException {
+        String side = mode.write ? "write" : "read";
+        try (Store opened = store.open(spec, path, "read-write lock path", true)) {
+          ReadWriteLock lock = opened.readWriteLock(path);
+          opened.expect(path, "read-write lock", NodeKind.READ_WRITE_LOCK);
+          Mutex mutex = mode.write ? lock.writeLock() : lock.readLock();
+          return holdAndRun("baton rwlock hold", spec, path, "the " + side + " lock of " + path,
+              () -> timeout == null ? Optional.of(mutex.acquire()) : mutex.tryAcquire(timeout), timeout,
+              lock::holders, command, grace);
+        }
+      }
+    }
   }
 
-  /** {@code baton semaphore holders}. */
+  /** {@code baton semaphore holders|hold}. */
   @Command(name = "semaphore", mixinStandardHelpOptions = true,
-      description = "Inspect a counting semaphore (Baton's or Curator's InterProcessSemaphoreV2).",
-      subcommands = {SemaphoreHolders.class})
+      description = "Inspect a counting semaphore (Baton's or Curator's InterProcessSemaphoreV2; on Redis, Baton's"
+          + " or Redisson's RPermitExpirableSemaphore), or hold permits while a command runs.",
+      subcommands = {SemaphoreHolders.class, SemaphoreHold.class})
   static final class SemaphoreCommand extends CommandGroup {
   }
 
@@ -134,10 +194,11 @@ public final class RecipeCommands {
       description = "Prints who holds a permit of the semaphore at <path>, one line per permit.")
   static final class SemaphoreHolders implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin ConnectOptions connection;
+    @Mixin StoreOptions store;
     @Mixin JsonOutput json;
 
-    @Parameters(index = "0", paramLabel = "<path>", description = "The semaphore's path, e.g. /semaphores/db.")
+    @Parameters(index = "0", paramLabel = "<path>",
+        description = "The semaphore's path, e.g. /semaphores/db; with --redis or --jdbc, its name.")
     String path;
 
     // As with Curator's semaphore, the number of permits is the users' setting, not kept on the
@@ -148,18 +209,102 @@ public final class RecipeCommands {
 
     @Override
     public Integer call() {
-      LockCommand.checkPath(path, "<path>", "semaphore path", spec);
-      if (permits < 1) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-            "--permits must be a positive number, was " + permits);
-      }
-      try (Baton baton = connection.open(spec)) {
-        Semaphore semaphore = baton.semaphore(path, permits);
-        RecipeCheck.expect(baton, path, connection.connectTimeout, "semaphore", NodeKind.SEMAPHORE);
-        printOwners(spec.commandLine().getOut(), json, path, "holders", semaphore.holders(),
+      checkPermits(permits, spec);
+      try (Store opened = store.open(spec, path, "semaphore path", false)) {
+        Semaphore semaphore = opened.semaphore(path, permits);
+        opened.expect(path, "semaphore", NodeKind.SEMAPHORE);
+        printOwners(spec.commandLine().getOut(), json, path, opened.backend(), "holders", semaphore.holders(),
             "nobody holds a permit of " + path);
         return BatonCommand.OK;
       }
+    }
+  }
+
+  static void checkPermits(int permits, CommandSpec spec) {
+    if (permits < 1) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "--permits must be a positive number, was " + permits);
+    }
+  }
+
+  @Command(name = "hold", mixinStandardHelpOptions = true,
+      description = {
+          "Takes --take permits (default 1) of the semaphore at <path>, runs <command> with the fencing token in"
+              + " BATON_FENCING_TOKEN (and the path in BATON_LOCK_PATH), and gives them back when the command ends."
+              + " As 'baton lock hold': the command runs in a process group of its own, stopped when the permits"
+              + " are lost or baton dies. Put -- before the command:",
+          "  baton semaphore hold db --permits 5 --redis redis://cache:6379 -- ./export.sh",
+          "Exit codes as for 'baton lock hold': the command's own; 124 not obtained within --timeout;"
+              + " 125 lost while the command ran; 126 cannot run; 127 not found; 1 baton failed; 2 bad usage."
+      })
+  static final class SemaphoreHold implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin StoreOptions store;
+
+    @Parameters(index = "0", paramLabel = "<path>",
+        description = "The semaphore's path, e.g. /semaphores/db; with --redis or --jdbc, its name.")
+    String path;
+
+    @Option(names = "--permits", required = true, paramLabel = "N",
+        description = "The semaphore's number of permits, as its users create it.")
+    int permits;
+
+    @Option(names = "--take", paramLabel = "N", defaultValue = "1",
+        description = "How many permits to hold, all or none. Default: ${DEFAULT-VALUE}.")
+    int take;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+        description = "Give up (exit 124) if the permits are not ours within this time; 0s tries once. Default: wait.")
+    Duration timeout;
+
+    @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5s",
+        description = "After the permits are lost: how long the command's group has between TERM and KILL."
+            + " Default: ${DEFAULT-VALUE}.")
+    Duration grace;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "<command>", description = "The command and its arguments, after --.")
+    List<String> command;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      checkPermits(permits, spec);
+      if (take < 1 || take > permits) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "--take must be from 1 to --permits (" + permits + "), was " + take);
+      }
+      try (Store opened = store.open(spec, path, "semaphore path", true)) {
+        Semaphore semaphore = opened.semaphore(path, permits);
+        opened.expect(path, "semaphore", NodeKind.SEMAPHORE);
+        // No timeout: as good as forever (a century), which acquire(n, timeout) takes as a Duration.
+        return holdAndRun("baton semaphore hold", spec, path,
+            take + (take == 1 ? " permit of " : " permits of ") + path,
+            () -> semaphore.tryAcquire(take, timeout == null ? Duration.ofDays(36_500) : timeout), timeout,
+            semaphore::holders, command, grace);
+      }
+    }
+  }
+
+  /**
+   * Acquires as {@code acquiring} does, then runs {@code command} holding the lease, as {@code lock
+   * hold} does; not obtained within {@code timeout}, says who holds it and exits 124.
+   */
+  static int holdAndRun(String who, CommandSpec spec, String path, String what,
+      java.util.function.Supplier<Optional<Lease>> acquiring, Duration timeout,
+      java.util.function.Supplier<List<LockOwner>> holders, List<String> command, Duration grace)
+      throws InterruptedException {
+    PrintWriter err = spec.commandLine().getErr();
+    Optional<Lease> got = acquiring.get();
+    if (got.isEmpty()) {
+      List<LockOwner> now = holders.get();
+      err.println(who + ": Did not get " + what + " within " + timeout.toMillis() + " ms; held by: "
+          + (now.isEmpty() ? "nobody any more" : String.join("; ", now.stream().map(LockCommand::describe).toList())));
+      err.flush();
+      return LockHoldCommand.EXIT_NOT_OBTAINED;
+    }
+    try (Lease lease = got.get()) {
+      return LockHoldCommand.runHolding(who, lease, command,
+          java.util.Map.of("BATON_FENCING_TOKEN", Long.toString(lease.fencingToken()), "BATON_LOCK_PATH", path),
+          grace, err, what);
     }
   }
 

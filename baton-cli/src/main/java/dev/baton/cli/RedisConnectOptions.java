@@ -13,14 +13,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * The options of commands that can look at a lock on Redis instead of ZooKeeper. The password can
+ * The options of commands that can work on Redis instead of ZooKeeper (chosen in {@link StoreOptions}). The password can
  * come from the environment, to keep it out of the process list and the shell's history.
  */
 public final class RedisConnectOptions {
   @Option(names = "--redis", paramLabel = "URI",
-      description = "Look at the lock on this Redis instead of ZooKeeper: redis://host:port,"
+      description = "Use this Redis instead of ZooKeeper: redis://host:port,"
           + " rediss://host:port (TLS), redis-sentinel://host:port#master, redis-cluster://host1:port1,host2:port2."
-          + " <path> is then the lock's name.")
+          + " <path> is then the recipe's name (its key).")
   String uri;
 
   @Option(names = "--redis-user", paramLabel = "USER", description = "The Redis ACL user (Redis 6 and later).")

@@ -24,17 +24,22 @@ import picocli.CommandLine.Spec;
  * not listed.
  */
 @Command(name = "tree", mixinStandardHelpOptions = true,
-    description = "Prints the nodes below <path>, each named for what it is (mutex, read-write lock, semaphore,"
+    description = {"Prints the nodes below <path>, each named for what it is (mutex, read-write lock, semaphore,"
         + " leader latch, double barrier, queue, service) with its holder, leader or size; other nodes with"
-        + " their data when it is short text.")
+        + " their data when it is short text.",
+        "With --redis: the locks, read-write locks, semaphores and fences whose keys are in Redis (Baton's and"
+            + " Redisson's layouts), grouped by kind, with their holders. With --jdbc: the rows of the lock table,"
+            + " with their holders."})
 public final class TreeCommand implements Callable<Integer> {
   private static final int MAX_VALUE_SHOWN = 60;
 
   @Spec CommandSpec spec;
-  @Mixin ConnectOptions connection;
+  @Mixin StoreOptions store;
   @Mixin JsonOutput json;
 
-  @Parameters(index = "0", paramLabel = "<path>", description = "Where to start, e.g. / or /locks.")
+  @Parameters(index = "0", paramLabel = "<path>",
+      description = "Where to start, e.g. / or /locks; with --redis or --jdbc, a pattern of the names to list"
+          + " ('*' any characters, '?' one; '/' every name), e.g. 'jobs:*'.")
   String path;
 
   /** One line of the listing. */
@@ -42,6 +47,81 @@ public final class TreeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    switch (store.kind(spec)) {
+      case REDIS -> {
+        return redis();
+      }
+      case JDBC -> {
+        return jdbc();
+      }
+      default -> {
+        return zooKeeper(store.zooKeeper);
+      }
+    }
+  }
+
+  /** Redis: the recipes found by their keys, grouped by kind. */
+  private int redis() {
+    if (RedisConnectOptions.isCluster(store.redis.uri)) {
+      throw new CliException("'baton tree --redis' does not walk a Redis Cluster's nodes; give one node's"
+          + " redis://host:port, or look at one recipe with 'baton lock holder --redis'");
+    }
+    try (Store opened = store.open(spec, null, "name", false)) {
+      opened.noLayout("the tree, which lists both layouts,");
+      List<RedisTree.Recipe> recipes = RedisTree.list(opened.redis(), store.redis, store.zooKeeper.connectTimeout, path);
+      PrintWriter out = spec.commandLine().getOut();
+      if (json.enabled) {
+        JsonOutput.print(out, JsonOutput.object("pattern", path, "backend", "redis", "recipes", recipes.stream()
+            .map(r -> JsonOutput.object("name", r.name(), "kind", r.kind().label, "layout", r.layout(),
+                "detail", r.detail())).toList()));
+        return BatonCommand.OK;
+      }
+      if (recipes.isEmpty()) {
+        out.println("no Baton or Redisson lock, read-write lock, semaphore or fence named " + path + " in "
+            + opened.redis().address());
+      }
+      RedisTree.Kind shown = null;
+      int width = recipes.stream().mapToInt(r -> r.name().length()).max().orElse(0);
+      for (RedisTree.Recipe r : recipes) {
+        if (r.kind() != shown) {
+          shown = r.kind();
+          out.println("[" + shown.label + "]");
+        }
+        out.println("  " + r.name() + " ".repeat(width - r.name().length()) + "  " + r.detail()
+            + (r.layout().equals("redisson") ? "  (Redisson's layout)" : ""));
+      }
+      out.flush();
+      return BatonCommand.OK;
+    }
+  }
+
+  /** SQL: the rows of the lock table. */
+  private int jdbc() {
+    try (Store opened = store.open(spec, null, "name", false)) {
+      dev.baton.jdbc.JdbcBaton baton = (dev.baton.jdbc.JdbcBaton) opened.coordinator();
+      int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, store.zooKeeper.connectTimeout.toSeconds()));
+      List<JdbcTree.Row> rows = JdbcTree.list(baton, store.jdbc, seconds, path);
+      PrintWriter out = spec.commandLine().getOut();
+      if (json.enabled) {
+        JsonOutput.print(out, JsonOutput.object("pattern", path, "backend", opened.backend(), "table", baton.table(),
+            "locks", rows.stream().map(r -> JsonOutput.object("name", r.name(), "kind", "mutex", "detail", r.detail()))
+                .toList()));
+        return BatonCommand.OK;
+      }
+      if (rows.isEmpty()) {
+        out.println("no lock named " + path + " in " + baton.table());
+        out.flush();
+        return BatonCommand.OK;
+      }
+      out.println("[mutex] rows of " + baton.table());
+      int width = rows.stream().mapToInt(r -> r.name().length()).max().orElse(0);
+      rows.forEach(r -> out.println("  " + r.name() + " ".repeat(width - r.name().length()) + "  " + r.detail()));
+      out.flush();
+      return BatonCommand.OK;
+    }
+  }
+
+  private int zooKeeper(ConnectOptions connection) {
     if (!path.equals("/")) {
       LockCommand.checkPath(path, "<path>", "path", spec);
     }
