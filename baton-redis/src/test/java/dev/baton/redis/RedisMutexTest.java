@@ -41,6 +41,27 @@ class RedisMutexTest extends RedisTestSupport {
     await().until(() -> raw().exists("orders") == 0);
   }
 
+  /**
+   * A lease closed just before its client: the release is sent without waiting for its answer, so
+   * the client's close must wait for it, or the lock stays taken for its whole TTL (seen by the
+   * CLI's {@code lock hold --redis}, which closes its client as soon as the command ends).
+   */
+  @Test
+  void leaseClosedJustBeforeItsClient_isReleasedInRedisByTheTimeTheClientHasClosed() {
+    for (int round = 0; round < 20; round++) {
+      String name = "closed-then-client-" + round;
+      RedisBaton client = client();
+      Lease lease = client.mutex(name).acquire(Duration.ofSeconds(5));
+      assertThat(raw().exists(name)).isEqualTo(1);
+      // A server that forgot the scripts (restarted, failed over, SCRIPT FLUSH): the release takes
+      // two round trips, EVALSHA refused, then EVAL.
+      raw().scriptFlush();
+      lease.close();
+      client.close();
+      assertThat(raw().exists(name)).as("the lock's key once the client has closed, round %d", round).isEqualTo(0);
+    }
+  }
+
   @Test
   void fencingTokens_growFromHolderToHolder_acrossClients_andSurviveTheKeysExpiry() {
     Mutex a = client().mutex("stock");

@@ -39,6 +39,8 @@ public abstract class LeaseHold implements RedisSession.Held {
   private final AtomicBoolean renewing = new AtomicBoolean();
   private LeaseState state = LeaseState.HELD; // guarded by this
   private boolean released; // guarded by this
+  /** The release sent, answered or given up; set with {@link #released}. */
+  private CompletableFuture<Void> releasing; // guarded by this
   private volatile long lastRenewedAt;
   private final long periodNanos;
   /** False for a fixed lease time: the key expires at grant + TTL, and a renewal only checks it is still ours. */
@@ -177,24 +179,34 @@ public abstract class LeaseHold implements RedisSession.Held {
     session.schedule(this::renew, 0);
   }
 
-  /** Releases the lock in Redis (if it still holds this owner's value); idempotent. */
+  /**
+   * Releases the lock in Redis (if it still holds this owner's value); idempotent: every call
+   * returns the one release, which completes once the server answered (or it was given up).
+   */
   public CompletableFuture<Void> release() {
+    CompletableFuture<Void> done;
     synchronized (this) {
       if (released) {
-        return CompletableFuture.completedFuture(null);
+        return releasing;
       }
       released = true;
+      releasing = done = new CompletableFuture<>();
     }
     moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT);
     stopTimers();
-    session.unregister(this);
     // Sent for a lost lease too: the script deletes only a key that still holds our value. Worth
-    // sending again while the key could still be ours; after that its TTL has freed it.
-    return session.sendUntilDone(this::releaseCommand, () -> lastRenewedAt + ttlNanos)
-        .exceptionally(error -> {
-          log.debug("Could not release {}; it expires with its TTL", path, error);
-          return null;
+    // sending again while the key could still be ours; after that its TTL has freed it. The hold
+    // stays registered until the answer, so that a client closed meanwhile waits for it instead
+    // of dropping the release with its connection (the lock would then stay taken for its TTL).
+    session.sendUntilDone(this::releaseCommand, () -> lastRenewedAt + ttlNanos)
+        .whenComplete((answer, error) -> {
+          if (error != null) {
+            log.debug("Could not release {}; it expires with its TTL", path, error);
+          }
+          session.unregister(this);
+          done.complete(null);
         });
+    return done;
   }
 
   /** As {@link #release()}, when the client closes. */
