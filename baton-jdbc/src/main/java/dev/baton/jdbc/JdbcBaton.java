@@ -13,6 +13,7 @@ import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.jdbc.JdbcLease;
 import dev.baton.internal.jdbc.JdbcMutex;
+import dev.baton.internal.jdbc.JdbcSemaphore;
 import dev.baton.internal.jdbc.JdbcSession;
 import dev.baton.internal.jdbc.Settings;
 import dev.baton.leader.LeaderLatch;
@@ -23,6 +24,7 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.Semaphore;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -72,6 +74,8 @@ import javax.sql.DataSource;
  */
 public final class JdbcBaton implements Coordinator {
   private final JdbcSession session;
+  /** Recipe tables found usable by this client: checked once, on first use. */
+  private final java.util.Set<String> checkedTables = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private JdbcBaton(JdbcSession session) {
     this.session = session;
@@ -97,6 +101,79 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public Mutex mutex(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcMutex(session, name);
+  }
+
+  /**
+   * A counting semaphore of {@code permits} permits on {@code name}, in the table {@code
+   * <prefix>semaphore}: each lease is a row holding its permits, with a fencing token drawn from the
+   * name's counter (it grows with every grant), renewed while held and expiring by the database's
+   * clock, as a mutex lease does. A multi-permit acquire is one transaction: all or nothing. Waiters
+   * of one client are served in order; across clients, whoever tries first after a release (woken by
+   * PostgreSQL's notify, or a back-off on MySQL). Clients must agree on {@code permits}.
+   *
+   * <p>Connection loss while waiting: the waiter keeps its place and tries again (an attempt whose
+   * reply was lost finds its own grant, or has its row deleted if the waiter gives up). While
+   * holding: the lease turns SUSPECT, then LOST when its time is up without a renewal, before
+   * another client can take its permits. Timeouts give back whatever the waiter was granted.
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses, or {@code permits < 1}
+   * @throws JdbcSchemaException if the semaphore table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public Semaphore semaphore(String name, int permits) {
+    checkName(name);
+    if (permits < 1) {
+      throw new IllegalArgumentException("A semaphore needs at least one permit: " + permits + " for " + name);
+    }
+    session.checkOpen();
+    return new JdbcSemaphore(session, recipeTable("semaphore", "semaphore"), name, permits);
+  }
+
+  /** The table of a recipe, checked once per client: it must exist with the columns the recipe uses. */
+  private String recipeTable(String suffix, String words) {
+    if (session.dialect().family() == null) {
+      throw new UnsupportedOperationException("The " + words + " is not available on the " + backend()
+          + " backend in ShedLock's table layout; build a JdbcBaton without shedLockTable for it");
+    }
+    String table = session.dialect().recipeTable(suffix);
+    if (checkedTables.contains(table)) {
+      return table;
+    }
+    String columns = suffix.equals("counter") ? "name, value"
+        : "name, owner, kind, permits, granted, token, expires_at, acquired_at, host, pid, thread";
+    Dialect dialect = session.dialect();
+    try (Connection c = session.dataSource().getConnection(); Statement s = c.createStatement()) {
+      s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
+    } catch (SQLException e) {
+      if (dialect.isMissingTable(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.MISSING_TABLE, table, dialect.ddl(),
+            "The " + words + " table " + table + " does not exist in " + session.settings().describe()
+                + ". Run this DDL (also in the baton-jdbc jar as dev/baton/jdbc/" + dialect.backend()
+                + ".sql; its statements are CREATE TABLE IF NOT EXISTS), or build with createSchema(true):\n"
+                + dialect.ddl(), e);
+      }
+      if (dialect.isMissingColumn(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.WRONG_SHAPE, table, dialect.ddl(),
+            "The table " + table + " in " + session.settings().describe() + " has another shape than Baton's "
+                + words + " table (" + e.getMessage() + "). Use another tablePrefix, or a table made by this DDL:\n"
+                + dialect.ddl(), e);
+      }
+      if (dialect.isDenied(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.NO_RIGHTS, table, dialect.ddl(),
+            "The user may not read the " + words + " table " + table + " in " + session.settings().describe()
+                + " (" + e.getMessage() + "); grant it SELECT, INSERT, UPDATE and DELETE on " + table, e);
+      }
+      throw session.error("checking the " + words + " table " + table, e);
+    }
+    checkedTables.add(table);
+    return table;
+  }
+
+  private void checkName(String name) {
     Objects.requireNonNull(name, "name");
     int max = session.dialect().maxNameLength();
     if (name.isEmpty() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
@@ -104,8 +181,6 @@ public final class JdbcBaton implements Coordinator {
           + " printable characters: '" + shown(name, max) + "'"
           + (name.length() > max ? " has " + name.length() : ""));
     }
-    session.checkOpen();
-    return new JdbcMutex(session, name);
   }
 
   /** {@code name} as an error message shows it: control characters as '?', cut after {@code max}. */
@@ -188,7 +263,7 @@ public final class JdbcBaton implements Coordinator {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
-        if (!session.dialect().lockIfHeld(c, hold.name(), hold.owner(), hold.token())) {
+        if (!hold.lockIfHeld(c)) {
           c.rollback();
           throw lost(hold, row, "its row has expired or names another owner");
         }

@@ -54,6 +54,22 @@ public abstract class Dialect {
   /** {@code postgresql} or {@code mysql}. */
   public abstract String backend();
 
+  /**
+   * The SQL family the semaphore, read-write lock and counter tables are written in; null for a
+   * layout that has no such tables (ShedLock's).
+   */
+  public SqlFamily family() {
+    return null;
+  }
+
+  /**
+   * The table of a recipe other than the mutex: the lock table's prefix (what precedes {@code lock})
+   * plus {@code suffix} ({@code semaphore}, {@code rwlock}, {@code counter}).
+   */
+  public String recipeTable(String suffix) {
+    return (table.endsWith("lock") ? table.substring(0, table.length() - 4) : "baton_") + suffix;
+  }
+
   public String table() {
     return table;
   }
@@ -67,7 +83,7 @@ public abstract class Dialect {
     return statements.get();
   }
 
-  protected PreparedStatement prepare(Connection c, String sql) throws SQLException {
+  PreparedStatement prepare(Connection c, String sql) throws SQLException {
     statements.incrementAndGet();
     PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
     if (queryTimeoutSeconds > 0) {
@@ -142,7 +158,8 @@ public abstract class Dialect {
 
   /** Replaces the default table names of the SQL file with this client's. */
   protected String names(String sql) {
-    return sql.replace("baton_lock", table);
+    return sql.replace("baton_lock", table).replace("baton_semaphore", recipeTable("semaphore"))
+        .replace("baton_rwlock", recipeTable("rwlock")).replace("baton_counter", recipeTable("counter"));
   }
 
   /** The DDL to create the tables, from the plain SQL file in the jar, with this client's table names. */

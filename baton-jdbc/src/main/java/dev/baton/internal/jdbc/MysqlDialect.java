@@ -39,6 +39,11 @@ final class MysqlDialect extends Dialect {
   }
 
   @Override
+  public SqlFamily family() {
+    return SqlFamily.MYSQL;
+  }
+
+  @Override
   public String backend() {
     return "mysql";
   }

@@ -42,6 +42,11 @@ final class PostgresDialect extends Dialect {
   }
 
   @Override
+  public SqlFamily family() {
+    return SqlFamily.POSTGRES;
+  }
+
+  @Override
   public String backend() {
     return "postgresql";
   }

@@ -26,10 +26,10 @@ public final class PostgresBackend extends ContractBackendExtension {
     return "postgresql";
   }
 
-  /** The read-write lock, the semaphore and the counter are not built on SQL yet. */
+  /** The read-write lock and the counter are not built on SQL yet. */
   @Override
   public Set<Feature> features() {
-    return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+    return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.SEMAPHORE);
   }
 
   /**
