@@ -6,6 +6,7 @@ import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
+import dev.baton.atomic.Counter;
 import dev.baton.internal.jdbc.Dialect;
 import dev.baton.internal.jdbc.JdbcHold;
 import dev.baton.internal.leadership.MutexLeaderLatch;
@@ -13,6 +14,8 @@ import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.jdbc.JdbcLease;
 import dev.baton.internal.jdbc.JdbcMutex;
+import dev.baton.internal.jdbc.JdbcCounter;
+import dev.baton.internal.jdbc.JdbcReadWriteLock;
 import dev.baton.internal.jdbc.JdbcSemaphore;
 import dev.baton.internal.jdbc.JdbcSession;
 import dev.baton.internal.jdbc.Settings;
@@ -24,6 +27,7 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import java.net.InetAddress;
 import java.sql.Connection;
@@ -131,6 +135,55 @@ public final class JdbcBaton implements Coordinator {
     }
     session.checkOpen();
     return new JdbcSemaphore(session, recipeTable("semaphore", "semaphore"), name, permits);
+  }
+
+  /**
+   * A read-write lock on {@code name}, in the table {@code <prefix>rwlock}: many readers or one
+   * writer, each lease a row with a fencing token drawn from the name's counter at its grant (a
+   * downgraded read lease carries its write lease's token), renewed while held and expiring by the
+   * database's clock. The waiter each client is trying for (the head of its line) is a row too,
+   * renewed while it waits, so a waiting writer of any client keeps later readers out, and {@code
+   * waiters()} of any client lists it (not the waiters queued behind it in its own client).
+   * Reentrant per thread and object through the blocking methods; a thread holding the write lock
+   * gets the read lock at once (downgrade); a thread holding only the read lock that asks for the
+   * write lock gets an {@link IllegalStateException}.
+   *
+   * <p>Connection loss and timeouts behave as for {@link #mutex}: a waiter keeps its place and
+   * tries again; a held lease turns SUSPECT, then LOST before its row can expire; a waiter that
+   * gives up has its row deleted (or left to expire if the database cannot be reached).
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses
+   * @throws JdbcSchemaException if the read-write lock table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public ReadWriteLock readWriteLock(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcReadWriteLock(session, recipeTable("rwlock", "read-write lock"), name);
+  }
+
+  /**
+   * A counter on {@code name}, one row of the table {@code <prefix>counter} (a missing row is 0):
+   * {@code addAndGet} is one upsert, {@code compareAndExchange} one conditional update, both
+   * applied atomically by the database, so no update of any thread or client is lost. Reads see
+   * every committed update.
+   *
+   * <p>Connection loss: an update is never sent twice. If no connection could be had, nothing was
+   * sent ({@link ConnectionException}); if the connection failed after the statement was sent, the
+   * update may have been applied ({@link dev.baton.OutcomeUnknownException}, a ConnectionException):
+   * read the counter to decide. {@code set} is safe to repeat and is tried once more. A statement
+   * that runs longer than the statement timeout is abandoned as a connection failure.
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses
+   * @throws JdbcSchemaException if the counter table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public Counter counter(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcCounter(session, recipeTable("counter", "counter"), name);
   }
 
   /** The table of a recipe, checked once per client: it must exist with the columns the recipe uses. */

@@ -169,12 +169,11 @@ final class ShareQueue {
     synchronized (this) {
       waiters.removeIf(w -> w.future.isDone());
       head = waiters.peek();
-      if (registerWaiters) {
-        for (Waiter w : waiters) {
-          if (!w.registered) {
-            toRegister.add(w);
-          }
-        }
+      // Only the head is registered: a registered writer keeps every client's readers out, so it must
+      // be one that is trying. A writer registered behind this client's own waiting reader would keep
+      // another client's head reader out while that client's writer does the same to this reader.
+      if (registerWaiters && head != null && !head.registered) {
+        toRegister.add(head);
       }
       withdraw = new ArrayList<>(gone);
       if (head == null && withdraw.isEmpty()) {

@@ -100,18 +100,41 @@ public enum SqlFamily {
 
     @Override
     long add(Dialect dialect, Connection c, String table, String name, long delta) throws SQLException {
-      // LAST_INSERT_ID(expr) keeps the row's new value for this connection, read back below: the
-      // update itself is one statement, whichever branch (insert or update) it takes.
-      try (PreparedStatement ps = dialect.prepare(c, "INSERT INTO " + table + " (name, value) VALUES (?, LAST_INSERT_ID(?))"
-          + " ON DUPLICATE KEY UPDATE value = LAST_INSERT_ID(value + ?)")) {
-        ps.setString(1, name);
-        ps.setLong(2, delta);
-        ps.setLong(3, delta);
-        ps.executeUpdate();
-      }
-      try (PreparedStatement ps = dialect.prepare(c, "SELECT LAST_INSERT_ID()"); ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
+      // The update is one statement; the read after it, in the same transaction, sees the row as that
+      // statement left it (the row stays locked until the commit). LAST_INSERT_ID(expr) would save the
+      // read but is unsigned: it cannot carry a counter below zero.
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        try (PreparedStatement ps = dialect.prepare(c, "INSERT INTO " + table + " (name, value) VALUES (?, ?)"
+            + " ON DUPLICATE KEY UPDATE value = value + VALUES(value)")) {
+          ps.setString(1, name);
+          ps.setLong(2, delta);
+          ps.executeUpdate();
+        }
+        long value;
+        try (PreparedStatement ps = dialect.prepare(c, "SELECT value FROM " + table + " WHERE name = ?")) {
+          ps.setString(1, name);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            value = rs.getLong(1);
+          }
+        }
+        c.commit();
+        return value;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.rollback();
+        } catch (SQLException ignored) {
+          // the connection is gone: the database rolls back
+        }
+        throw e;
+      } finally {
+        try {
+          c.setAutoCommit(autoCommit);
+        } catch (SQLException ignored) {
+          // a broken connection: the pool drops it
+        }
       }
     }
 
