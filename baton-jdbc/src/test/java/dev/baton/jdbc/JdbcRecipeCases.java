@@ -210,6 +210,20 @@ abstract class JdbcRecipeCases {
     held.close();
   }
 
+  @Test
+  void semaphoreLease_whoseRowIsGone_isLost_andGuardedWorkRefused() {
+    JdbcBaton baton = client();
+    Lease lease = baton.semaphore("/semaphores/lost", 1).acquire(WAIT);
+    String ran = baton.guarded(lease, c -> "ran");
+    assertThat(ran).as("guarded work while the row is held").isEqualTo("ran");
+    runSql("DELETE FROM baton_semaphore WHERE owner <> ''");
+    await().atMost(WAIT).until(() -> lease.state() == LeaseState.LOST);
+    assertThatThrownBy(() -> baton.guarded(lease, c -> "ran")).isInstanceOf(dev.baton.lock.LeaseLostException.class);
+    Lease next = client().semaphore("/semaphores/lost", 1).acquire(WAIT);
+    assertThat(next.fencingToken()).as("the header keeps the counter").isGreaterThan(lease.fencingToken());
+    next.close();
+  }
+
   // ---- read-write lock ----
 
   @Test
