@@ -66,93 +66,105 @@ final class ShareRows {
    */
   Dialect.Attempt tryGrant(Connection c, String name, Request want, Rule rule, Collection<Request> register,
       Collection<String> withdraw, String refreshLike, long ttlMicros) throws SQLException {
+    int deadlocks = 0;
     for (int round = 0; round < 2; round++) {
-      Dialect.Attempt attempt = inTransaction(c, () -> {
-        long header = lockHeader(c, name);
-        if (header < 0) {
-          return null;
-        }
-        boolean wake = false;
-        for (String owner : withdraw) {
-          wake |= delete(c, name, owner) > 0;
-        }
-        try (PreparedStatement ps = dialect.prepare(c, "DELETE FROM " + table + " WHERE name = ? AND owner <> ''"
-            + " AND expires_at <= " + sql.now())) {
-          ps.setString(1, name);
-          ps.executeUpdate();
-        }
-        for (Request r : register) {
-          try (PreparedStatement ps = dialect.prepare(c, sql.insertIgnore(table
-              + " (name, owner, kind, permits, granted, token, expires_at, acquired_at, host, pid, thread)",
-              "?, ?, ?, ?, FALSE, 0, " + sql.nowPlusMicros() + ", " + sql.now() + ", ?, ?, ?"))) {
+      Dialect.Attempt attempt;
+      try {
+        attempt = inTransaction(c, () -> {
+          long header = lockHeader(c, name);
+          if (header < 0) {
+            return null;
+          }
+          boolean wake = false;
+          for (String owner : withdraw) {
+            wake |= delete(c, name, owner) > 0;
+          }
+          try (PreparedStatement ps = dialect.prepare(c, "DELETE FROM " + table + " WHERE name = ? AND owner <> ''"
+              + " AND expires_at <= " + sql.now())) {
             ps.setString(1, name);
-            ps.setString(2, r.owner());
-            ps.setString(3, String.valueOf(r.kind()));
-            ps.setInt(4, r.permits());
-            ps.setLong(5, ttlMicros);
-            ps.setString(6, r.asker().host());
-            ps.setLong(7, r.asker().pid());
-            ps.setString(8, r.asker().thread());
             ps.executeUpdate();
           }
-        }
-        if (refreshLike != null) {
-          try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET expires_at = " + sql.nowPlusMicros()
-              + " WHERE name = ? AND owner LIKE ? AND granted = FALSE")) {
-            ps.setLong(1, ttlMicros);
+          for (Request r : register) {
+            try (PreparedStatement ps = dialect.prepare(c, sql.insertIgnore(table
+                + " (name, owner, kind, permits, granted, token, expires_at, acquired_at, host, pid, thread)",
+                "?, ?, ?, ?, FALSE, 0, " + sql.nowPlusMicros() + ", " + sql.now() + ", ?, ?, ?"))) {
+              ps.setString(1, name);
+              ps.setString(2, r.owner());
+              ps.setString(3, String.valueOf(r.kind()));
+              ps.setInt(4, r.permits());
+              ps.setLong(5, ttlMicros);
+              ps.setString(6, r.asker().host());
+              ps.setLong(7, r.asker().pid());
+              ps.setString(8, r.asker().thread());
+              ps.executeUpdate();
+            }
+          }
+          if (refreshLike != null) {
+            try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET expires_at = " + sql.nowPlusMicros()
+                + " WHERE name = ? AND owner LIKE ? AND granted = FALSE")) {
+              ps.setLong(1, ttlMicros);
+              ps.setString(2, name);
+              ps.setString(3, refreshLike);
+              ps.executeUpdate();
+            }
+          }
+          if (wake) {
+            sql.notify(dialect, c, session.channel(), session.notifyPayload(key(name)));
+          }
+          if (want == null) {
+            return new Dialect.Attempt(false, 0, 0);
+          }
+          List<Live> others = new ArrayList<>();
+          Live mine = null;
+          for (Live l : live(c, name, false)) {
+            if (l.owner().equals(want.owner())) {
+              mine = l;
+            } else {
+              others.add(l);
+            }
+          }
+          if (mine != null && mine.granted()) {
+            return new Dialect.Attempt(true, mine.token(), 0);
+          }
+          if (!rule.grantable(others, want)) {
+            long remaining = others.stream().mapToLong(Live::remainingMicros).min().orElse(0);
+            return new Dialect.Attempt(false, 0, Math.max(0, remaining));
+          }
+          long token = header + 1;
+          try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET token = ? WHERE name = ? AND owner = ''")) {
+            ps.setLong(1, token);
             ps.setString(2, name);
-            ps.setString(3, refreshLike);
             ps.executeUpdate();
           }
-        }
-        if (wake) {
-          sql.notify(dialect, c, session.channel(), session.notifyPayload(key(name)));
-        }
-        if (want == null) {
-          return new Dialect.Attempt(false, 0, 0);
-        }
-        List<Live> others = new ArrayList<>();
-        Live mine = null;
-        for (Live l : live(c, name, false)) {
-          if (l.owner().equals(want.owner())) {
-            mine = l;
+          if (mine != null) {
+            try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET kind = ?, permits = ?, granted = TRUE,"
+                + " token = ?, expires_at = " + sql.nowPlusMicros() + ", acquired_at = " + sql.now()
+                + ", host = ?, pid = ?, thread = ? WHERE name = ? AND owner = ?")) {
+              ps.setString(1, String.valueOf(want.kind()));
+              ps.setInt(2, want.permits());
+              ps.setLong(3, token);
+              ps.setLong(4, ttlMicros);
+              ps.setString(5, want.asker().host());
+              ps.setLong(6, want.asker().pid());
+              ps.setString(7, want.asker().thread());
+              ps.setString(8, name);
+              ps.setString(9, want.owner());
+              ps.executeUpdate();
+            }
           } else {
-            others.add(l);
+            insertGranted(c, name, want, token, ttlMicros);
           }
+          return new Dialect.Attempt(true, token, 0);
+        });
+      } catch (SQLException e) {
+        // The database broke a deadlock (or a serialization conflict) by rolling this transaction
+        // back: nothing of it was applied, so it is safe to run again at once.
+        if (isRolledBack(e) && deadlocks++ < 3) {
+          round--;
+          continue;
         }
-        if (mine != null && mine.granted()) {
-          return new Dialect.Attempt(true, mine.token(), 0);
-        }
-        if (!rule.grantable(others, want)) {
-          long remaining = others.stream().mapToLong(Live::remainingMicros).min().orElse(0);
-          return new Dialect.Attempt(false, 0, Math.max(0, remaining));
-        }
-        long token = header + 1;
-        try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET token = ? WHERE name = ? AND owner = ''")) {
-          ps.setLong(1, token);
-          ps.setString(2, name);
-          ps.executeUpdate();
-        }
-        if (mine != null) {
-          try (PreparedStatement ps = dialect.prepare(c, "UPDATE " + table + " SET kind = ?, permits = ?, granted = TRUE,"
-              + " token = ?, expires_at = " + sql.nowPlusMicros() + ", acquired_at = " + sql.now()
-              + ", host = ?, pid = ?, thread = ? WHERE name = ? AND owner = ?")) {
-            ps.setString(1, String.valueOf(want.kind()));
-            ps.setInt(2, want.permits());
-            ps.setLong(3, token);
-            ps.setLong(4, ttlMicros);
-            ps.setString(5, want.asker().host());
-            ps.setLong(6, want.asker().pid());
-            ps.setString(7, want.asker().thread());
-            ps.setString(8, name);
-            ps.setString(9, want.owner());
-            ps.executeUpdate();
-          }
-        } else {
-          insertGranted(c, name, want, token, ttlMicros);
-        }
-        return new Dialect.Attempt(true, token, 0);
-      });
+        throw e;
+      }
       if (attempt != null) {
         return attempt;
       }
@@ -195,6 +207,12 @@ final class ShareRows {
       ps.setString(9, want.asker().thread());
       ps.executeUpdate();
     }
+  }
+
+  /** A deadlock victim or serialization failure (PostgreSQL 40P01/40001, MySQL 1213/40001): rolled back whole. */
+  static boolean isRolledBack(SQLException e) {
+    String state = e.getSQLState();
+    return "40001".equals(state) || "40P01".equals(state) || e.getErrorCode() == 1213;
   }
 
   /** The header's token, the header row locked until the transaction ends; -1 if the name has no header yet. */
