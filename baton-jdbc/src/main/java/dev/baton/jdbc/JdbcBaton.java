@@ -6,6 +6,7 @@ import dev.baton.ConnectionException;
 import dev.baton.ConnectionState;
 import dev.baton.ConnectionStateListener;
 import dev.baton.Coordinator;
+import dev.baton.atomic.Counter;
 import dev.baton.internal.jdbc.Dialect;
 import dev.baton.internal.jdbc.JdbcHold;
 import dev.baton.internal.leadership.MutexLeaderLatch;
@@ -13,6 +14,9 @@ import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.jdbc.JdbcLease;
 import dev.baton.internal.jdbc.JdbcMutex;
+import dev.baton.internal.jdbc.JdbcCounter;
+import dev.baton.internal.jdbc.JdbcReadWriteLock;
+import dev.baton.internal.jdbc.JdbcSemaphore;
 import dev.baton.internal.jdbc.JdbcSession;
 import dev.baton.internal.jdbc.Settings;
 import dev.baton.leader.LeaderLatch;
@@ -23,6 +27,8 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
+import dev.baton.lock.Semaphore;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -72,6 +78,8 @@ import javax.sql.DataSource;
  */
 public final class JdbcBaton implements Coordinator {
   private final JdbcSession session;
+  /** Recipe tables found usable by this client: checked once, on first use. */
+  private final java.util.Set<String> checkedTables = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private JdbcBaton(JdbcSession session) {
     this.session = session;
@@ -97,6 +105,128 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public Mutex mutex(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcMutex(session, name);
+  }
+
+  /**
+   * A counting semaphore of {@code permits} permits on {@code name}, in the table {@code
+   * <prefix>semaphore}: each lease is a row holding its permits, with a fencing token drawn from the
+   * name's counter (it grows with every grant), renewed while held and expiring by the database's
+   * clock, as a mutex lease does. A multi-permit acquire is one transaction: all or nothing. Waiters
+   * of one client are served in order; across clients, whoever tries first after a release (woken by
+   * PostgreSQL's notify, or a back-off on MySQL). Clients must agree on {@code permits}.
+   *
+   * <p>Connection loss while waiting: the waiter keeps its place and tries again (an attempt whose
+   * reply was lost finds its own grant, or has its row deleted if the waiter gives up). While
+   * holding: the lease turns SUSPECT, then LOST when its time is up without a renewal, before
+   * another client can take its permits. Timeouts give back whatever the waiter was granted.
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses, or {@code permits < 1}
+   * @throws JdbcSchemaException if the semaphore table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public Semaphore semaphore(String name, int permits) {
+    checkName(name);
+    if (permits < 1) {
+      throw new IllegalArgumentException("A semaphore needs at least one permit: " + permits + " for " + name);
+    }
+    session.checkOpen();
+    return new JdbcSemaphore(session, recipeTable("semaphore", "semaphore"), name, permits);
+  }
+
+  /**
+   * A read-write lock on {@code name}, in the table {@code <prefix>rwlock}: many readers or one
+   * writer, each lease a row with a fencing token drawn from the name's counter at its grant (a
+   * downgraded read lease carries its write lease's token), renewed while held and expiring by the
+   * database's clock. The waiter each client is trying for (the head of its line) is a row too,
+   * renewed while it waits, so a waiting writer of any client keeps later readers out, and {@code
+   * waiters()} of any client lists it (not the waiters queued behind it in its own client).
+   * Reentrant per thread and object through the blocking methods; a thread holding the write lock
+   * gets the read lock at once (downgrade); a thread holding only the read lock that asks for the
+   * write lock gets an {@link IllegalStateException}.
+   *
+   * <p>Connection loss and timeouts behave as for {@link #mutex}: a waiter keeps its place and
+   * tries again; a held lease turns SUSPECT, then LOST before its row can expire; a waiter that
+   * gives up has its row deleted (or left to expire if the database cannot be reached).
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses
+   * @throws JdbcSchemaException if the read-write lock table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public ReadWriteLock readWriteLock(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcReadWriteLock(session, recipeTable("rwlock", "read-write lock"), name);
+  }
+
+  /**
+   * A counter on {@code name}, one row of the table {@code <prefix>counter} (a missing row is 0):
+   * {@code addAndGet} is one upsert, {@code compareAndExchange} one conditional update, both
+   * applied atomically by the database, so no update of any thread or client is lost. Reads see
+   * every committed update.
+   *
+   * <p>Connection loss: an update is never sent twice. If no connection could be had, nothing was
+   * sent ({@link ConnectionException}); if the connection failed after the statement was sent, the
+   * update may have been applied ({@link dev.baton.OutcomeUnknownException}, a ConnectionException):
+   * read the counter to decide. {@code set} is safe to repeat and is tried once more. A statement
+   * that runs longer than the statement timeout is abandoned as a connection failure.
+   *
+   * @throws IllegalArgumentException for a name {@link #mutex} refuses
+   * @throws JdbcSchemaException if the counter table is missing (with its DDL) or unusable
+   * @throws UnsupportedOperationException in ShedLock's layout, which has no such table
+   */
+  @Override
+  public Counter counter(String name) {
+    checkName(name);
+    session.checkOpen();
+    return new JdbcCounter(session, recipeTable("counter", "counter"), name);
+  }
+
+  /** The table of a recipe, checked once per client: it must exist with the columns the recipe uses. */
+  private String recipeTable(String suffix, String words) {
+    if (session.dialect().family() == null) {
+      throw new UnsupportedOperationException("The " + words + " is not available on the " + backend()
+          + " backend in ShedLock's table layout; build a JdbcBaton without shedLockTable for it");
+    }
+    String table = session.dialect().recipeTable(suffix);
+    if (checkedTables.contains(table)) {
+      return table;
+    }
+    String columns = suffix.equals("counter") ? "name, value"
+        : "name, owner, kind, permits, granted, token, expires_at, acquired_at, host, pid, thread";
+    Dialect dialect = session.dialect();
+    try (Connection c = session.dataSource().getConnection(); Statement s = c.createStatement()) {
+      s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
+    } catch (SQLException e) {
+      if (dialect.isMissingTable(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.MISSING_TABLE, table, dialect.ddl(),
+            "The " + words + " table " + table + " does not exist in " + session.settings().describe()
+                + ". Run this DDL (also in the baton-jdbc jar as dev/baton/jdbc/" + dialect.backend()
+                + ".sql; its statements are CREATE TABLE IF NOT EXISTS), or build with createSchema(true):\n"
+                + dialect.ddl(), e);
+      }
+      if (dialect.isMissingColumn(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.WRONG_SHAPE, table, dialect.ddl(),
+            "The table " + table + " in " + session.settings().describe() + " has another shape than Baton's "
+                + words + " table (" + e.getMessage() + "). Use another tablePrefix, or a table made by this DDL:\n"
+                + dialect.ddl(), e);
+      }
+      if (dialect.isDenied(e)) {
+        throw new JdbcSchemaException(JdbcSchemaException.Problem.NO_RIGHTS, table, dialect.ddl(),
+            "The user may not read the " + words + " table " + table + " in " + session.settings().describe()
+                + " (" + e.getMessage() + "); grant it SELECT, INSERT, UPDATE and DELETE on " + table, e);
+      }
+      throw session.error("checking the " + words + " table " + table, e);
+    }
+    checkedTables.add(table);
+    return table;
+  }
+
+  private void checkName(String name) {
     Objects.requireNonNull(name, "name");
     int max = session.dialect().maxNameLength();
     if (name.isEmpty() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
@@ -104,8 +234,6 @@ public final class JdbcBaton implements Coordinator {
           + " printable characters: '" + shown(name, max) + "'"
           + (name.length() > max ? " has " + name.length() : ""));
     }
-    session.checkOpen();
-    return new JdbcMutex(session, name);
   }
 
   /** {@code name} as an error message shows it: control characters as '?', cut after {@code max}. */
@@ -188,7 +316,7 @@ public final class JdbcBaton implements Coordinator {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
-        if (!session.dialect().lockIfHeld(c, hold.name(), hold.owner(), hold.token())) {
+        if (!hold.lockIfHeld(c)) {
           c.rollback();
           throw lost(hold, row, "its row has expired or names another owner");
         }

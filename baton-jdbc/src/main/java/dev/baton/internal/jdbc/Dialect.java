@@ -11,9 +11,11 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The SQL of one database family over the lock table. Every statement is one round trip and runs
- * under auto-commit unless said otherwise; times are the database's. The table keeps one row per
- * lock name: {@code owner} is null while the lock is free, {@code token} only grows.
+ * The SQL of one layout over the lock table. Every statement is one round trip and runs under
+ * auto-commit unless said otherwise; times are the database's. The table keeps one row per lock
+ * name: {@code owner} is null while the lock is free, {@code token} only grows. The statements both
+ * SQL families share live here, written with the fragments of {@link #family()}; a dialect holds
+ * only what differs (its grant, and PostgreSQL's notify in the release's own statement).
  */
 public abstract class Dialect {
   /** Who asks: written into the row so that {@code holder()} can name host, pid and thread. */
@@ -54,6 +56,22 @@ public abstract class Dialect {
   /** {@code postgresql} or {@code mysql}. */
   public abstract String backend();
 
+  /**
+   * The SQL family the semaphore, read-write lock and counter tables are written in; null for a
+   * layout that has no such tables (ShedLock's).
+   */
+  public SqlFamily family() {
+    return null;
+  }
+
+  /**
+   * The table of a recipe other than the mutex: the lock table's prefix (what precedes {@code lock})
+   * plus {@code suffix} ({@code semaphore}, {@code rwlock}, {@code counter}).
+   */
+  public String recipeTable(String suffix) {
+    return (table.endsWith("lock") ? table.substring(0, table.length() - 4) : "baton_") + suffix;
+  }
+
   public String table() {
     return table;
   }
@@ -67,7 +85,7 @@ public abstract class Dialect {
     return statements.get();
   }
 
-  protected PreparedStatement prepare(Connection c, String sql) throws SQLException {
+  PreparedStatement prepare(Connection c, String sql) throws SQLException {
     statements.incrementAndGet();
     PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
     if (queryTimeoutSeconds > 0) {
@@ -83,25 +101,84 @@ public abstract class Dialect {
    */
   public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
 
-  /** Extends the row while it still names this grant and has not expired; false if it does not. */
-  public abstract boolean renew(Connection c, String name, String owner, long token, long ttlMicros)
-      throws SQLException;
+  /**
+   * Extends the row while it still names this grant and has not expired; false if it does not.
+   * Shared by both families: only the clock and time arithmetic differ ({@link #family()}).
+   */
+  public boolean renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
+    SqlFamily f = family();
+    try (PreparedStatement ps = prepare(c, "UPDATE {T} SET expires_at = " + f.nowPlusMicros()
+        + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + f.now())) {
+      ps.setLong(1, ttlMicros);
+      ps.setString(2, name);
+      ps.setString(3, owner);
+      ps.setLong(4, token);
+      return ps.executeUpdate() == 1;
+    }
+  }
 
-  /** Frees the row if it still names this grant (and wakes waiters where the database can). */
-  public abstract boolean release(Connection c, String name, String owner, long token, String channel,
-      String payload) throws SQLException;
+  /** The statement that frees the row of one grant (parameters: name, owner, token). */
+  protected String releaseSql() {
+    return "UPDATE {T} SET owner = NULL, expires_at = " + family().now() + ", host = NULL, pid = NULL, thread = NULL"
+        + " WHERE name = ? AND owner = ? AND token = ?";
+  }
+
+  /** The statement that frees the row of an owner whatever its token (parameters: name, owner). */
+  protected String abandonSql() {
+    return "UPDATE {T} SET owner = NULL, expires_at = " + family().now() + ", host = NULL, pid = NULL, thread = NULL"
+        + " WHERE name = ? AND owner = ?";
+  }
+
+  /**
+   * Frees the row if it still names this grant (and wakes waiters where the database can: a
+   * dialect with notifies overrides this to send one in the same statement).
+   */
+  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, releaseSql())) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      ps.setLong(3, token);
+      return ps.executeUpdate() == 1;
+    }
+  }
 
   /** Frees the row if it names {@code owner}, whatever its token: a waiter that gave up after an attempt of unknown outcome. */
-  public abstract boolean abandon(Connection c, String name, String owner, String channel, String payload)
-      throws SQLException;
+  public boolean abandon(Connection c, String name, String owner, String channel, String payload)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, abandonSql())) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      return ps.executeUpdate() == 1;
+    }
+  }
 
   /**
    * In the caller's transaction: whether the row still names this grant and has not expired,
    * locking it in share mode so that no other grant can be made until the transaction ends.
    */
-  public abstract boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException;
+  public boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException {
+    SqlFamily f = family();
+    try (PreparedStatement ps = prepare(c, "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
+        + " AND expires_at > " + f.now() + " " + f.forShare())) {
+      ps.setString(1, name);
+      ps.setString(2, owner);
+      ps.setLong(3, token);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
 
-  public abstract Optional<Row> read(Connection c, String name) throws SQLException;
+  public Optional<Row> read(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = prepare(c, "SELECT owner, token, acquired_at, host, pid, thread,"
+        + " owner IS NOT NULL AND expires_at > " + family().now() + " FROM {T} WHERE name = ?")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return row(rs);
+      }
+    }
+  }
 
   /** The columns every statement uses: a query that fails if one is missing. */
   public String probe() {
@@ -142,7 +219,8 @@ public abstract class Dialect {
 
   /** Replaces the default table names of the SQL file with this client's. */
   protected String names(String sql) {
-    return sql.replace("baton_lock", table);
+    return sql.replace("baton_lock", table).replace("baton_semaphore", recipeTable("semaphore"))
+        .replace("baton_rwlock", recipeTable("rwlock")).replace("baton_counter", recipeTable("counter"));
   }
 
   /** The DDL to create the tables, from the plain SQL file in the jar, with this client's table names. */

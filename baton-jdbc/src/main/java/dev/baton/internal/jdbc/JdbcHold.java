@@ -4,6 +4,7 @@ import dev.baton.internal.lease.Holding;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -31,6 +32,8 @@ public final class JdbcHold implements Holding {
 
   private final JdbcSession session;
   private final String name;
+  private final String queueKey;
+  private final RowOps ops;
   private final String owner;
   private final long token;
   private final long validNanos;
@@ -46,13 +49,59 @@ public final class JdbcHold implements Holding {
   /** Where the mutex forgets this hold's thread binding once it is over. */
   private volatile Runnable onEnd = () -> {};
 
+  /** The statements on the row (or rows) a hold keeps: the lock table's for a mutex, another table's for other recipes. */
+  interface RowOps {
+    /** Extends the row while it still names this grant and has not expired; false if it does not. */
+    boolean renew(Connection c, long ttlMicros) throws SQLException;
+
+    /** Frees the row if it still names this grant, waking waiters where the database can. */
+    void free(Connection c) throws SQLException;
+
+    /** In the caller's transaction: whether the row still names this grant, share-locked until it ends. */
+    boolean lockIfHeld(Connection c) throws SQLException;
+  }
+
   JdbcHold(JdbcSession session, String name, String owner, long token, long sentAt) {
+    this(session, name, name, owner, token, sentAt, null);
+  }
+
+  /**
+   * A hold whose row {@code ops} renews and frees, and whose end wakes the queue {@code queueKey} of
+   * this client ({@code name} for a mutex, a key of its own for other recipes).
+   */
+  JdbcHold(JdbcSession session, String name, String queueKey, String owner, long token, long sentAt, RowOps ops) {
     this.session = session;
     this.name = name;
+    this.queueKey = queueKey;
+    this.ops = ops != null ? ops : mutexRow(session, name, owner, token);
     this.owner = owner;
     this.token = token;
     this.validNanos = session.settings().leaseTtl().toNanos() - session.settings().driftMargin().toNanos();
     this.lastRenewedAt = sentAt;
+  }
+
+  private static RowOps mutexRow(JdbcSession session, String name, String owner, long token) {
+    return new RowOps() {
+      @Override
+      public boolean renew(Connection c, long ttlMicros) throws SQLException {
+        return session.dialect().renew(c, name, owner, token, ttlMicros);
+      }
+
+      @Override
+      public void free(Connection c) throws SQLException {
+        session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name));
+      }
+
+      @Override
+      public boolean lockIfHeld(Connection c) throws SQLException {
+        return session.dialect().lockIfHeld(c, name, owner, token);
+      }
+    };
+  }
+
+  /** In the caller's transaction: whether this hold's row still names it, share-locked until the transaction ends. */
+  public boolean lockIfHeld(Connection c) throws SQLException {
+    return ops.lockIfHeld(c);
   }
 
   void start() {
@@ -156,11 +205,11 @@ public final class JdbcHold implements Holding {
       return;
     }
     end();
-    session.yieldAfterRelease(name);
+    session.yieldAfterRelease(queueKey);
     background(() -> {
       freeRow();
-      session.yieldAfterRelease(name); // counted from when other clients hear the row is free
-      session.released(name);
+      session.yieldAfterRelease(queueKey); // counted from when other clients hear the row is free
+      session.released(queueKey);
     });
   }
 
@@ -184,8 +233,10 @@ public final class JdbcHold implements Holding {
 
   private void freeRow() {
     try {
-      session.run(c -> session.dialect().release(c, name, owner, token, session.channel(),
-          session.notifyPayload(name)));
+      session.run(c -> {
+        ops.free(c);
+        return null;
+      });
     } catch (SQLException | RuntimeException e) {
       log.debug("Could not free the row of {}; it expires with its TTL", name, e);
     }
@@ -233,8 +284,7 @@ public final class JdbcHold implements Holding {
       // closing
     }
     try {
-      boolean renewed = session.run(c -> session.dialect().renew(c, name, owner, token,
-          session.settings().leaseTtl().toNanos() / 1000));
+      boolean renewed = session.run(c -> ops.renew(c, session.settings().leaseTtl().toNanos() / 1000));
       if (renewed) {
         session.succeeded();
         if (System.nanoTime() - (startedAt + validNanos) < 0 && !isFinal()) {
@@ -291,7 +341,7 @@ public final class JdbcHold implements Holding {
         if (freeRow) {
           freeRow(); // a renewal may have slipped through: free the row rather than let it block others
         }
-        session.released(name);
+        session.released(queueKey);
       });
     }
   }

@@ -39,6 +39,12 @@ import org.slf4j.LoggerFactory;
 public final class JdbcSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JdbcSession.class);
 
+  /** Work inside a transaction the caller opened. */
+  @FunctionalInterface
+  public interface SqlFn0<T> {
+    T apply() throws SQLException;
+  }
+
   /** Work on a connection. */
   @FunctionalInterface
   public interface SqlFn<T> {
@@ -57,6 +63,8 @@ public final class JdbcSession implements AutoCloseable {
   private final ExecutorService events;
   private final ExecutorService notices;
   private final ConcurrentHashMap<String, LockQueue> queues = new ConcurrentHashMap<>();
+  /** The queues of the semaphores and read-write locks, by {@link ShareRows#key}. */
+  private final ConcurrentHashMap<String, ShareQueue> shareQueues = new ConcurrentHashMap<>();
   private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
   /** Names this client just released: since and until when (nanoTime) its waiters queued since let others try first. */
   private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
@@ -197,6 +205,23 @@ public final class JdbcSession implements AutoCloseable {
     return queues.get(name);
   }
 
+  /** Puts {@code waiter} in the queue of {@code key} (made by {@code make} if there is none) and starts it. */
+  ShareQueue enqueue(String key, java.util.function.Supplier<ShareQueue> make, ShareQueue.Waiter waiter) {
+    ShareQueue[] joined = new ShareQueue[1];
+    shareQueues.compute(key, (k, q) -> {
+      ShareQueue queue = q != null ? q : make.get();
+      queue.enqueue(waiter);
+      joined[0] = queue;
+      return queue;
+    });
+    joined[0].start(waiter);
+    return joined[0];
+  }
+
+  void forgetIfIdle(ShareQueue queue) {
+    shareQueues.computeIfPresent(queue.key(), (n, q) -> q == queue && q.isIdle() ? null : q);
+  }
+
   void forgetIfIdle(LockQueue queue) {
     queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.isIdle() ? null : q);
   }
@@ -206,6 +231,10 @@ public final class JdbcSession implements AutoCloseable {
     LockQueue q = queues.get(name);
     if (q != null) {
       q.released();
+    }
+    ShareQueue s = shareQueues.get(name);
+    if (s != null) {
+      s.released();
     }
   }
 
@@ -273,11 +302,16 @@ public final class JdbcSession implements AutoCloseable {
     if (q != null) {
       q.wake();
     }
+    ShareQueue s = shareQueues.get(payload.substring(bar + 1));
+    if (s != null) {
+      s.wake();
+    }
   }
 
   /** The listening connection is (back) up: releases may have been missed, so every queue checks. */
   void listeningResumed() {
     queues.values().forEach(LockQueue::wake);
+    shareQueues.values().forEach(ShareQueue::wake);
   }
 
   boolean listening() {
@@ -436,6 +470,11 @@ public final class JdbcSession implements AutoCloseable {
     closed = true;
     for (LockQueue q : queues.values()) {
       for (LockQueue.Waiter w : q.snapshot()) {
+        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+      }
+    }
+    for (ShareQueue q : shareQueues.values()) {
+      for (ShareQueue.Waiter w : q.snapshot()) {
         w.future.completeExceptionally(new ClientClosedException(settings.describe()));
       }
     }

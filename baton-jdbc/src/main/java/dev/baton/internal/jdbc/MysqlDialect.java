@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Optional;
 
 /**
  * MySQL and MariaDB: the grant is one conditional {@code UPDATE} of the lock's row (free or
@@ -23,19 +22,14 @@ final class MysqlDialect extends Dialect {
       + " FROM {T} WHERE name = ?";
   private static final String CREATE_ROW = "INSERT IGNORE INTO {T} (name, token, expires_at)"
       + " VALUES (?, 0, '1970-01-02 00:00:00')";
-  private static final String RENEW = "UPDATE {T} SET expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND)"
-      + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
-  private static final String RELEASE = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6),"
-      + " host = NULL, pid = NULL, thread = NULL WHERE name = ? AND owner = ? AND token = ?";
-  private static final String ABANDON = "UPDATE {T} SET owner = NULL, expires_at = UTC_TIMESTAMP(6), host = NULL,"
-      + " pid = NULL, thread = NULL WHERE name = ? AND owner = ?";
-  private static final String LOCK_IF_HELD = "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
-      + " AND expires_at > UTC_TIMESTAMP(6) LOCK IN SHARE MODE";
-  private static final String READ = "SELECT owner, token, acquired_at, host, pid, thread,"
-      + " owner IS NOT NULL AND expires_at > UTC_TIMESTAMP(6) FROM {T} WHERE name = ?";
 
   MysqlDialect(String table) {
     super(table);
+  }
+
+  @Override
+  public SqlFamily family() {
+    return SqlFamily.MYSQL;
   }
 
   @Override
@@ -77,60 +71,6 @@ final class MysqlDialect extends Dialect {
       }
     }
     return new Attempt(false, 0, 0);
-  }
-
-  @Override
-  public boolean renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-    try (PreparedStatement ps = prepare(c, RENEW)) {
-      ps.setLong(1, ttlMicros);
-      ps.setString(2, name);
-      ps.setString(3, owner);
-      ps.setLong(4, token);
-      return ps.executeUpdate() == 1;
-    }
-  }
-
-  @Override
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
-      throws SQLException {
-    try (PreparedStatement ps = prepare(c, RELEASE)) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      ps.setLong(3, token);
-      return ps.executeUpdate() == 1;
-    }
-  }
-
-  @Override
-  public boolean abandon(Connection c, String name, String owner, String channel, String payload)
-      throws SQLException {
-    try (PreparedStatement ps = prepare(c, ABANDON)) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      return ps.executeUpdate() == 1;
-    }
-  }
-
-  @Override
-  public boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException {
-    try (PreparedStatement ps = prepare(c, LOCK_IF_HELD)) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      ps.setLong(3, token);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  @Override
-  public Optional<Row> read(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = prepare(c, READ)) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        return row(rs);
-      }
-    }
   }
 
   @Override

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Optional;
 
 /**
  * PostgreSQL: the grant is one statement (an upsert that takes the row only if it is free or
@@ -25,20 +24,14 @@ final class PostgresDialect extends Dialect {
       + " UNION ALL"
       + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint"
       + " FROM {T} WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)";
-  private static final String RENEW = "UPDATE {T} SET expires_at = now() + ?::bigint * interval '1 microsecond'"
-      + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > now()";
-  private static final String RELEASE = "WITH r AS (UPDATE {T} SET owner = NULL, expires_at = now(),"
-      + " host = NULL, pid = NULL, thread = NULL WHERE name = ? AND owner = ? AND token = ? RETURNING name)"
-      + " SELECT pg_notify(?, ?) FROM r";
-  private static final String ABANDON = "UPDATE {T} SET owner = NULL, expires_at = now(), host = NULL, pid = NULL,"
-      + " thread = NULL WHERE name = ? AND owner = ?";
-  private static final String LOCK_IF_HELD = "SELECT 1 FROM {T} WHERE name = ? AND owner = ? AND token = ?"
-      + " AND expires_at > now() FOR SHARE";
-  private static final String READ = "SELECT owner, token, acquired_at, host, pid, thread,"
-      + " owner IS NOT NULL AND expires_at > now() FROM {T} WHERE name = ?";
 
   PostgresDialect(String table) {
     super(table);
+  }
+
+  @Override
+  public SqlFamily family() {
+    return SqlFamily.POSTGRES;
   }
 
   @Override
@@ -65,21 +58,11 @@ final class PostgresDialect extends Dialect {
     }
   }
 
-  @Override
-  public boolean renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-    try (PreparedStatement ps = prepare(c, RENEW)) {
-      ps.setLong(1, ttlMicros);
-      ps.setString(2, name);
-      ps.setString(3, owner);
-      ps.setLong(4, token);
-      return ps.executeUpdate() == 1;
-    }
-  }
-
+  /** Frees the row and sends {@code pg_notify} in the same statement: the notice goes out exactly when the release commits. */
   @Override
   public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, RELEASE)) {
+    try (PreparedStatement ps = prepare(c, notifying(releaseSql()))) {
       ps.setString(1, name);
       ps.setString(2, owner);
       ps.setLong(3, token);
@@ -94,7 +77,7 @@ final class PostgresDialect extends Dialect {
   @Override
   public boolean abandon(Connection c, String name, String owner, String channel, String payload)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, "WITH r AS (" + ABANDON + " RETURNING name) SELECT pg_notify(?, ?) FROM r")) {
+    try (PreparedStatement ps = prepare(c, notifying(abandonSql()))) {
       ps.setString(1, name);
       ps.setString(2, owner);
       ps.setString(3, channel);
@@ -105,26 +88,9 @@ final class PostgresDialect extends Dialect {
     }
   }
 
-  @Override
-  public boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException {
-    try (PreparedStatement ps = prepare(c, LOCK_IF_HELD)) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      ps.setLong(3, token);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  @Override
-  public Optional<Row> read(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = prepare(c, READ)) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        return row(rs);
-      }
-    }
+  /** {@code update}, then a notify (two more parameters: channel, payload) if it changed a row. */
+  private static String notifying(String update) {
+    return "WITH r AS (" + update + " RETURNING name) SELECT pg_notify(?, ?) FROM r";
   }
 
   @Override
