@@ -72,9 +72,26 @@ final class BenchContext implements AutoCloseable {
     if (postgres == null) {
       postgres = EmbeddedPostgreSql.start();
       jdbcUrl = postgres.url(postgres.newDatabase());
-      progress("PostgreSQL server at " + jdbcUrl);
+      progress("PostgreSQL server at " + jdbcUrl + " (" + postgresSettings() + ")");
     }
     return jdbcUrl;
+  }
+
+  /** The server settings a commit's cost depends on, as the server reports them. */
+  private String postgresSettings() {
+    StringBuilder settings = new StringBuilder();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl);
+        java.sql.Statement s = c.createStatement()) {
+      for (String name : List.of("server_version", "fsync", "synchronous_commit")) {
+        try (java.sql.ResultSet r = s.executeQuery("SHOW " + name)) {
+          r.next();
+          settings.append(settings.length() == 0 ? "" : ", ").append(name).append(' ').append(r.getString(1));
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      return "settings unread: " + e.getMessage();
+    }
+    return settings.toString();
   }
 
   /** Commands the Redis server has processed so far, not counting the INFO that asks. */
