@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -26,6 +27,8 @@ final class BenchContext implements AutoCloseable {
   private EmbeddedRedis redis;
   private RedisClient redisAdminClient;
   private StatefulRedisConnection<String, String> redisAdmin;
+  private EmbeddedPostgreSql postgres;
+  private String jdbcUrl;
 
   BenchContext(BenchOptions options, String host, int port, PrintStream progress) {
     this.options = options;
@@ -59,6 +62,36 @@ final class BenchContext implements AutoCloseable {
       progress("Redis server " + EmbeddedRedis.binary() + " at " + redis.uri());
     }
     return redis.uri();
+  }
+
+  /**
+   * The JDBC URL of the SQL rows' database, started on first use: a real PostgreSQL ({@link
+   * EmbeddedPostgreSql}) in a process of its own on loopback, one fresh database, server defaults.
+   */
+  synchronized String jdbcUrl() {
+    if (postgres == null) {
+      postgres = EmbeddedPostgreSql.start();
+      jdbcUrl = postgres.url(postgres.newDatabase());
+      progress("PostgreSQL server at " + jdbcUrl + " (" + postgresSettings() + ")");
+    }
+    return jdbcUrl;
+  }
+
+  /** The server settings a commit's cost depends on, as the server reports them. */
+  private String postgresSettings() {
+    StringBuilder settings = new StringBuilder();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl);
+        java.sql.Statement s = c.createStatement()) {
+      for (String name : List.of("server_version", "fsync", "synchronous_commit")) {
+        try (java.sql.ResultSet r = s.executeQuery("SHOW " + name)) {
+          r.next();
+          settings.append(settings.length() == 0 ? "" : ", ").append(name).append(' ').append(r.getString(1));
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      return "settings unread: " + e.getMessage();
+    }
+    return settings.toString();
   }
 
   /** Commands the Redis server has processed so far, not counting the INFO that asks. */
@@ -138,6 +171,9 @@ final class BenchContext implements AutoCloseable {
       redisAdmin.close();
       redisAdminClient.shutdown(0, 1, java.util.concurrent.TimeUnit.SECONDS);
       redis.close();
+    }
+    if (postgres != null) {
+      postgres.close();
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.baton.bench.lock.BatonLibrary;
 import dev.baton.bench.lock.Contender;
 import dev.baton.bench.lock.CreateDeleteControl;
 import dev.baton.bench.lock.CuratorLibrary;
+import dev.baton.bench.lock.JdbcBatonLibrary;
 import dev.baton.bench.lock.PipelinedPattern;
 import dev.baton.bench.lock.RawLibrary;
 import dev.baton.bench.lock.RawRedisLibrary;
@@ -14,6 +15,8 @@ import dev.baton.bench.lock.RedissonLibrary;
 import dev.baton.bench.lock.Recipe;
 import dev.baton.bench.lock.Role;
 import dev.baton.bench.lock.SequentialPattern;
+import dev.baton.bench.lock.ShedLockLibrary;
+import dev.baton.bench.lock.SpringJdbcLockLibrary;
 import dev.baton.bench.lock.Sharing;
 import dev.baton.bench.lock.WatchAllLowerPattern;
 import dev.baton.lock.MutexOptions;
@@ -55,7 +58,8 @@ public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", "redis-mutex-uncontended", "redis-mutex-4x4",
-      "redis-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
+      "redis-mutex-4x1", "redis-rwlock-read-8", "redis-semaphore-3x8", RedisLeaderFailoverScenario.NAME,
+      "jdbc-mutex-uncontended", "jdbc-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, CacheHeapScenario.NAME, RequestCountScenario.NAME);
@@ -163,6 +167,7 @@ public final class BenchMain {
     scenarios.add(new ThroughputScenario("mutex-4x1", "one path, 4 clients x 1 thread; every hand-over crosses sessions",
         4, 1, List.of(baton, curatorPlain, watchPredecessor, watchAllLower)));
     scenarios.addAll(redisScenarios());
+    scenarios.addAll(jdbcScenarios());
     scenarios.add(new PassAllScenario(500, List.of(
         new Contender("baton-shared", "Baton, one Mutex shared by 500 threads", Role.BATON,
             new BatonLibrary(), Sharing.PER_CLIENT),
@@ -219,7 +224,42 @@ public final class BenchMain {
             "Redis: one name, 4 clients x 4 threads (Baton: one Mutex per client; Redisson: one RLock per thread)",
             4, 4, List.of(cohorted, redisson, batonDefault)),
         new ThroughputScenario("redis-mutex-4x1", "Redis: one name, 4 clients x 1 thread",
-            4, 1, List.of(baton, redisson)));
+            4, 1, List.of(baton, redisson)),
+        new ThroughputScenario("redis-rwlock-read-8",
+            "Redis: 1 client x 8 threads, read lock; readers overlap (Baton: one lock per client; Redisson: one per thread)",
+            1, 8, List.of(
+                new Contender("baton-redis-read", "Baton read lock on Redis", Role.BATON,
+                    new RedisBatonLibrary(Recipe.READ_LOCK), Sharing.PER_CLIENT),
+                new Contender("redisson-read", "Redisson RReadWriteLock.readLock()", Role.CURATOR,
+                    new RedissonLibrary(RedissonLibrary.Kind.READ_LOCK), Sharing.PER_THREAD))),
+        new ThroughputScenario("redis-semaphore-3x8",
+            "Redis: semaphore of 3 permits, 2 clients x 4 threads, one permit each (Baton: one per client; Redisson: one per thread)",
+            2, 4, List.of(
+                new Contender("baton-redis-semaphore", "Baton semaphore on Redis", Role.BATON,
+                    new RedisBatonLibrary(Recipe.SEMAPHORE_3), Sharing.PER_CLIENT),
+                new Contender("redisson-permit-semaphore", "Redisson RPermitExpirableSemaphore, acquire(30 s)",
+                    Role.CURATOR, new RedissonLibrary(RedissonLibrary.Kind.EXPIRABLE_SEMAPHORE_3), Sharing.PER_THREAD),
+                new Contender("redisson-semaphore", "reference: Redisson RSemaphore (permits never expire)",
+                    Role.REFERENCE, new RedissonLibrary(RedissonLibrary.Kind.SEMAPHORE_3), Sharing.PER_THREAD))),
+        new RedisLeaderFailoverScenario());
+  }
+
+  /**
+   * The mutex on PostgreSQL: Baton's JDBC backend beside ShedLock's JDBC provider (the peer) and
+   * Spring Integration's JdbcLockRegistry, each client with a pool of its own on one database.
+   */
+  private static List<Scenario> jdbcScenarios() {
+    Contender baton = new Contender("baton-jdbc", "Baton Mutex on PostgreSQL (fencing token included)", Role.BATON,
+        new JdbcBatonLibrary(), Sharing.PER_CLIENT);
+    Contender shedLock = new Contender("shedlock", "ShedLock JdbcTemplateLockProvider (retried at once)",
+        Role.CURATOR, new ShedLockLibrary(), Sharing.PER_CLIENT);
+    Contender spring = new Contender("spring-jdbc", "Spring Integration JdbcLockRegistry (polls every 100 ms)",
+        Role.REFERENCE, new SpringJdbcLockLibrary(), Sharing.PER_CLIENT);
+    return List.of(
+        new ThroughputScenario("jdbc-mutex-uncontended", "PostgreSQL: 1 client, 1 thread, acquire+release",
+            1, 1, List.of(baton, shedLock, spring)),
+        new ThroughputScenario("jdbc-mutex-4x1", "PostgreSQL: one name, 4 clients x 1 thread",
+            4, 1, List.of(baton, shedLock, spring)).withHandOvers());
   }
 
   private static Contender batonOnRedis() {
@@ -280,6 +320,7 @@ public final class BenchMain {
     return String.join("\n",
         "Baton vs Apache Curator 5.9.0 on ZooKeeper 3.9.5 - one standalone server in its own JVM (fsync on), loopback;",
         "redis- rows: Baton on Redis vs Redisson 3.52.0 (the peer column) on one redis-server process (persistence off), loopback",
+        "jdbc- rows: Baton on PostgreSQL vs ShedLock 6.10.0 JDBC (the peer column) and Spring Integration 6.5.3 JdbcLockRegistry, one embedded PostgreSQL, loopback",
         String.format("%d rounds x %s per contender (warm-up %s; JIT warm-up %s per library first),"
                 + " interleaved; run took %.0f s; Java %s, %d cores, max heap %d MiB",
             options.rounds(), BenchOptions.seconds(options.window()), BenchOptions.seconds(options.warmup()),

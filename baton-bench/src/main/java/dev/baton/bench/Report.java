@@ -287,6 +287,12 @@ final class Report {
     if (minShare != null && maxShare != null) {
       parts.add(String.format(Locale.ROOT, "client share %.1f%% - %.1f%%", 100 * minShare.median(), 100 * maxShare.median()));
     }
+    Spread handOver = s.extra("handOverP50Us");
+    Spread handOverP99 = s.extra("handOverP99Us");
+    if (handOver != null && handOverP99 != null) {
+      parts.add(String.format(Locale.ROOT, "hand-over p50 %s us, p99 %s us", grouped(handOver.median()),
+          grouped(handOverP99.median())));
+    }
     Spread perCycle = s.extra("requestsPerCycle");
     if (perCycle != null) {
       parts.add(String.format(Locale.ROOT, "%.2f requests/cycle", perCycle.median()));

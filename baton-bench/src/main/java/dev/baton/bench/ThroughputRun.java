@@ -27,11 +27,26 @@ final class ThroughputRun {
 
   /** What a window measured. */
   record Result(long cycles, Duration window, long[] perClientCycles, long[] sortedLatenciesNanos,
-      long serverPackets) {
+      long serverPackets, long[] sortedHandOversNanos) {
+
+    Result(long cycles, Duration window, long[] perClientCycles, long[] sortedLatenciesNanos, long serverPackets) {
+      this(cycles, window, perClientCycles, sortedLatenciesNanos, serverPackets, new long[0]);
+    }
+
+    /** Hand-overs to another client measured in the window (none unless asked for). */
+    int handOvers() {
+      return sortedHandOversNanos.length;
+    }
+
+    /** From a holder starting its release to another client's acquire returning; NaN without one. */
+    double handOverMicros(double percentile) {
+      return sortedHandOversNanos.length == 0 ? Double.NaN
+          : LongSamples.nearestRank(sortedHandOversNanos, percentile) / 1_000.0;
+    }
 
     /** Requests the server received per counted cycle (other sessions' pings included, a few a second). */
     double requestsPerCycle() {
-      return cycles == 0 ? Double.NaN : (double) serverPackets / cycles;
+      return cycles == 0 || serverPackets < 0 ? Double.NaN : (double) serverPackets / cycles;
     }
 
     double perSecond() {
@@ -62,8 +77,20 @@ final class ThroughputRun {
 
   static Result run(Contender contender, BenchContext context, String path, int clients,
       int threadsPerClient, Duration window) throws Exception {
+    return run(contender, context, path, clients, threadsPerClient, window, false);
+  }
+
+  /**
+   * As above; with {@code handOvers}, each acquisition by another client than the last holder's
+   * also records the time from that holder starting its release to this acquire returning (for
+   * locks of one holder only: a shared lock has no single previous holder).
+   */
+  static Result run(Contender contender, BenchContext context, String path, int clients,
+      int threadsPerClient, Duration window, boolean handOvers) throws Exception {
     boolean onRedis = contender.library().onRedis();
-    String connectString = onRedis ? context.redisUri() : context.connectString();
+    boolean onJdbc = contender.library().onJdbc();
+    String connectString = onJdbc ? context.jdbcUrl() : onRedis ? context.redisUri() : context.connectString();
+    HandOver handOver = handOvers && contender.library().holdersAllowed() == 1 ? new HandOver() : null;
     List<LockClient> opened = new ArrayList<>();
     try {
       for (int i = 0; i < clients; i++) {
@@ -73,6 +100,7 @@ final class ThroughputRun {
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLongArray perClient = new AtomicLongArray(clients);
       List<LongSamples> latencies = new ArrayList<>();
+      List<LongSamples> handOverSamples = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
       CountDownLatch go = new CountDownLatch(1);
       long[] deadline = new long[1]; // written before go opens, read after: the latch orders it
@@ -81,20 +109,22 @@ final class ThroughputRun {
         BenchLock shared = contender.sharing() == Sharing.PER_CLIENT ? client.lock(path) : null;
         for (int t = 0; t < threadsPerClient; t++) {
           Worker worker = new Worker(shared != null ? shared : client.lock(path), guard, go, deadline,
-              perClient, c, new LongSamples(), failure);
+              perClient, c, new LongSamples(), failure, handOver, new LongSamples());
           latencies.add(worker.latencies());
+          handOverSamples.add(worker.handOvers());
           Thread thread = new Thread(worker, "bench-" + contender.id() + "-c" + c + "-t" + t);
           thread.setDaemon(true);
           threads.add(thread);
           thread.start();
         }
       }
-      long packetsBefore = requestsSoFar(context, onRedis);
+      long packetsBefore = onJdbc ? 0 : requestsSoFar(context, onRedis);
       deadline[0] = System.nanoTime() + window.toNanos();
       go.countDown();
       // Read at the window's end: cycles cut by either end are about as many as they are short.
       TimeUnit.NANOSECONDS.sleep(deadline[0] - System.nanoTime());
-      long packets = requestsSoFar(context, onRedis) - packetsBefore - (onRedis ? 1 : 0);
+      // PostgreSQL's statement counters are flushed late: no request count on the SQL rows.
+      long packets = onJdbc ? -1 : requestsSoFar(context, onRedis) - packetsBefore - (onRedis ? 1 : 0);
       long joinBy = deadline[0] + STRAGGLER_LIMIT.toNanos();
       for (Thread thread : threads) {
         thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinBy - System.nanoTime())));
@@ -113,7 +143,8 @@ final class ThroughputRun {
         counts[c] = perClient.get(c);
         total += counts[c];
       }
-      return new Result(total, window, counts, LongSamples.sortedUnion(latencies), packets);
+      return new Result(total, window, counts, LongSamples.sortedUnion(latencies), packets,
+          LongSamples.sortedUnion(handOverSamples));
     } finally {
       ParallelClose.closeAll(opened, LockClient::close);
     }
@@ -124,10 +155,19 @@ final class ThroughputRun {
     return onRedis ? context.redisCommandsProcessed() : context.counters().packetsReceived();
   }
 
+  /**
+   * The last release of a lock of one holder: when it started and by which client. Written by the
+   * holder only, read by the next holder: the lock orders them.
+   */
+  private static final class HandOver {
+    private volatile long releasedAt;
+    private volatile int releasedBy = -1;
+  }
+
   /** One thread's loop: cycle until the window ends or any thread failed. */
   private record Worker(BenchLock lock, ExclusionGuard guard, CountDownLatch go, long[] deadline,
       AtomicLongArray perClient, int clientIndex, LongSamples latencies,
-      AtomicReference<Throwable> failure) implements Runnable {
+      AtomicReference<Throwable> failure, HandOver handOver, LongSamples handOvers) implements Runnable {
 
     @Override
     public void run() {
@@ -138,6 +178,15 @@ final class ThroughputRun {
           long start = System.nanoTime();
           BenchLock.Held held = lock.acquire();
           guard.enter();
+          if (handOver != null) {
+            long acquiredAt = System.nanoTime();
+            int by = handOver.releasedBy;
+            if (by >= 0 && by != clientIndex && acquiredAt - end <= 0) {
+              handOvers.add(acquiredAt - handOver.releasedAt);
+            }
+            handOver.releasedAt = System.nanoTime();
+            handOver.releasedBy = clientIndex;
+          }
           guard.exit();
           held.release();
           long done = System.nanoTime();

@@ -16,14 +16,29 @@ final class ThroughputScenario implements Scenario {
   private final int clients;
   private final int threadsPerClient;
   private final List<Contender> contenders;
+  private final boolean handOvers;
 
   ThroughputScenario(String name, String description, int clients, int threadsPerClient,
       List<Contender> contenders) {
+    this(name, description, clients, threadsPerClient, contenders, false);
+  }
+
+  private ThroughputScenario(String name, String description, int clients, int threadsPerClient,
+      List<Contender> contenders, boolean handOvers) {
+    this.handOvers = handOvers;
     this.name = name;
     this.description = description;
     this.clients = clients;
     this.threadsPerClient = threadsPerClient;
     this.contenders = List.copyOf(contenders);
+  }
+
+  /**
+   * The same scenario, also timing each hand-over between clients (a holder starting its release
+   * to another client's acquire returning), with the Baton-to-peer ratio of their p50 in a note.
+   */
+  ThroughputScenario withHandOvers() {
+    return new ThroughputScenario(name, description, clients, threadsPerClient, contenders, true);
   }
 
   @Override
@@ -36,8 +51,10 @@ final class ThroughputScenario implements Scenario {
     BenchOptions options = context.options();
     ScenarioResult result = new ScenarioResult(name, "cycles/s", true, description);
     List<Series> series = new ArrayList<>();
+    List<Double[]> handOverP50 = new ArrayList<>();
     for (Contender c : contenders) {
       series.add(result.add(new Series(c.label(), c.role(), options.rounds())));
+      handOverP50.add(new Double[options.rounds()]);
     }
     if (!options.warmup().isZero()) {
       context.progress(name + ": warm-up, " + BenchOptions.seconds(options.warmup()) + " each");
@@ -53,7 +70,7 @@ final class ThroughputScenario implements Scenario {
         Contender c = contenders.get(index);
         String path = context.freshPath(name, c.id(), "r" + (round + 1));
         ThroughputRun.Result run = ThroughputRun.run(
-            c, context, path, clients, threadsPerClient, options.window());
+            c, context, path, clients, threadsPerClient, options.window(), handOvers);
         Series s = series.get(index);
         s.put(round, run.perSecond());
         s.putExtra("p50Us", round, run.latencyMicros(0.50));
@@ -63,10 +80,49 @@ final class ThroughputScenario implements Scenario {
           s.putExtra("minClientShare", round, run.minShare());
           s.putExtra("maxClientShare", round, run.maxShare());
         }
-        line.append(String.format(" %s %,.0f/s;", c.id(), run.perSecond()));
+        if (handOvers) {
+          handOverP50.get(index)[round] = run.handOvers() == 0 ? null : run.handOverMicros(0.50);
+          s.putExtra("handOverP50Us", round, run.handOverMicros(0.50));
+          s.putExtra("handOverP99Us", round, run.handOverMicros(0.99));
+          s.putExtra("handOvers", round, run.handOvers());
+          line.append(String.format(java.util.Locale.ROOT, " %s %,.0f/s, %d hand-overs p50 %,.0f us;", c.id(),
+              run.perSecond(), run.handOvers(), run.handOverMicros(0.50)));
+        } else {
+          line.append(String.format(" %s %,.0f/s;", c.id(), run.perSecond()));
+        }
       }
       context.progress(line.toString());
     }
+    if (handOvers) {
+      noteHandOvers(result, handOverP50);
+    }
     return result;
+  }
+
+  /** Each side's hand-over p50 against the peer's, taken within each round (peer / side: > 1 is faster). */
+  private void noteHandOvers(ScenarioResult result, List<Double[]> handOverP50) {
+    int peer = -1;
+    for (int i = 0; i < contenders.size(); i++) {
+      if (contenders.get(i).role() == dev.baton.bench.lock.Role.CURATOR) {
+        peer = i;
+      }
+    }
+    StringBuilder note = new StringBuilder("hand-over p50 (a holder starting its release -> another client's"
+        + " acquire returned), median over rounds:");
+    for (int i = 0; i < contenders.size(); i++) {
+      Spread p50 = Spread.ofOrNull(java.util.Arrays.asList(handOverP50.get(i)));
+      note.append(String.format(java.util.Locale.ROOT, " %s %s us", contenders.get(i).id(),
+          p50 == null ? "-" : String.format(java.util.Locale.ROOT, "%,.0f", p50.median())));
+      if (peer >= 0 && i != peer) {
+        Spread ratio = Spread.ofOrNull(new ArrayList<>(Spread.ratios(
+            java.util.Arrays.asList(handOverP50.get(i)), java.util.Arrays.asList(handOverP50.get(peer)), false)));
+        if (ratio != null) {
+          note.append(String.format(java.util.Locale.ROOT, " (%.2fx the peer's speed [%.2f-%.2f])",
+              ratio.median(), ratio.min(), ratio.max()));
+        }
+      }
+      note.append(i + 1 < contenders.size() ? ";" : "");
+    }
+    result.note(note.toString());
   }
 }

@@ -2,7 +2,7 @@ package dev.baton.bench.lock;
 
 import dev.baton.Baton;
 
-/** Opens clients of one kind: Baton, Curator, Redisson, or a raw client running a request pattern. */
+/** Opens clients of one kind: Baton, Curator, Redisson, ShedLock, Spring Integration, or a raw client running a request pattern. */
 @FunctionalInterface
 public interface LockLibrary {
 
@@ -11,6 +11,11 @@ public interface LockLibrary {
 
   /** Whether {@link #connect} takes the Redis server's URI rather than ZooKeeper's connect string. */
   default boolean onRedis() {
+    return false;
+  }
+
+  /** Whether {@link #connect} takes the PostgreSQL server's JDBC URL. */
+  default boolean onJdbc() {
     return false;
   }
 
