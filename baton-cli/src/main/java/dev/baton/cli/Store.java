@@ -23,8 +23,6 @@ final class Store implements AutoCloseable {
   private final Coordinator coordinator;
   private final RedisMutexOptions redisLayout;
   private final Duration timeout;
-  /** The last recipe's name, for the round trip {@link #close()} makes on Redis. */
-  private String name;
 
   Store(CommandSpec spec, Coordinator coordinator, RedisMutexOptions redisLayout, Duration timeout) {
     this.spec = spec;
@@ -96,7 +94,6 @@ final class Store implements AutoCloseable {
 
   /** Makes a recipe, turning the backend's refusals into what a command line says. */
   <T> T recipe(String name, Supplier<T> making) {
-    this.name = name;
     try {
       return making.get();
     } catch (UnsupportedOperationException e) {
@@ -106,20 +103,9 @@ final class Store implements AutoCloseable {
     }
   }
 
-  /**
-   * Closes the client. On Redis, a lease closed just before sends its release without waiting for
-   * the reply, and closing the connection at once can drop it (the lock then lives out its TTL):
-   * one read on the same connection first, answered only after what was sent before it, lets it through.
-   */
+  /** Closes the client; on every store that waits for the releases of leases closed just before. */
   @Override
   public void close() {
-    if (redis() != null && name != null) {
-      try {
-        redis().isLocked(name);
-      } catch (RuntimeException ignored) {
-        // Only a round trip: what it says does not matter, and a failure is the close's to report.
-      }
-    }
     coordinator.close();
   }
 }

@@ -56,8 +56,12 @@ public final class FakeLocks {
     return Optional.ofNullable(lock(path).holder);
   }
 
+  /**
+   * The waiters still waiting: one whose future has ended (timed out, cancelled) no longer counts,
+   * though the callback that drops it may not have run yet when its caller wakes.
+   */
   public synchronized int waitersOf(String path) {
-    return lock(path).waiters.size();
+    return (int) lock(path).waiters.stream().filter(w -> !w.future.isDone()).count();
   }
 
   /** Frees {@code path} (held by {@code lease}) and grants it to the next waiter, outside the monitor. */
