@@ -105,7 +105,7 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public Mutex mutex(String name) {
-    checkName(name);
+    checkName(name, "lock");
     session.checkOpen();
     return new JdbcMutex(session, name);
   }
@@ -129,7 +129,7 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public Semaphore semaphore(String name, int permits) {
-    checkName(name);
+    checkName(name, "semaphore");
     if (permits < 1) {
       throw new IllegalArgumentException("A semaphore needs at least one permit: " + permits + " for " + name);
     }
@@ -158,7 +158,7 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public ReadWriteLock readWriteLock(String name) {
-    checkName(name);
+    checkName(name, "read-write lock");
     session.checkOpen();
     return new JdbcReadWriteLock(session, recipeTable("rwlock", "read-write lock"), name);
   }
@@ -181,7 +181,7 @@ public final class JdbcBaton implements Coordinator {
    */
   @Override
   public Counter counter(String name) {
-    checkName(name);
+    checkName(name, "counter");
     session.checkOpen();
     return new JdbcCounter(session, recipeTable("counter", "counter"), name);
   }
@@ -226,12 +226,13 @@ public final class JdbcBaton implements Coordinator {
     return table;
   }
 
-  private void checkName(String name) {
-    Objects.requireNonNull(name, "name");
+  /** Refuses a name no row could carry, naming the recipe ({@code what}) the name was for. */
+  private void checkName(String name, String what) {
+    Objects.requireNonNull(name, () -> "a " + what + " name must not be null");
     int max = session.dialect().maxNameLength();
-    if (name.isEmpty() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
-      throw new IllegalArgumentException("A lock name in " + session.dialect().table() + " must be 1 to " + max
-          + " printable characters: '" + shown(name, max) + "'"
+    if (name.isBlank() || name.length() > max || name.chars().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException("A " + what + " name must be 1 to " + max
+          + " printable characters, not all blank: '" + shown(name, max) + "'"
           + (name.length() > max ? " has " + name.length() : ""));
     }
   }
