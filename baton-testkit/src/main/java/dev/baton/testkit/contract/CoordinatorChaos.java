@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 
@@ -39,8 +41,10 @@ import java.util.concurrent.atomic.LongAccumulator;
  * read-write lock and a semaphore (holders of the locks write through a fenced resource), a leader
  * latch whose leaders write through a fence too, and a counter (each workload where the backend's
  * {@link ContractBackend#features()} have it), while faults drawn from the run's seed strike (a
- * client's link cut briefly or past the lease timeout, the server restarted, and in the workload
- * itself holders that stall past the lease timeout); the history is then checked and summed up in
+ * client's link cut briefly or past the lease timeout, the server restarted, a link cut just after
+ * the server applied a request so its reply is lost, the mutex's key deleted under its holder
+ * where the backend can, and in the workload itself holders that stall past the lease timeout);
+ * the history is then checked and summed up in
  * a {@link ChaosReport}.
  *
  * <p>Every wait is bounded: acquisitions time out, a stall waits on the run's stop, and the end of
@@ -115,9 +119,12 @@ public final class CoordinatorChaos {
     List<LeaderLatch> latches = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     try {
+      // Every client connects before any worker starts, so that no handshake competes with the load.
       for (int c = 0; c < CLIENTS; c++) {
-        Coordinator client = backend.newClient();
-        clients.add(client);
+        clients.add(backend.newClient());
+      }
+      for (int c = 0; c < CLIENTS; c++) {
+        Coordinator client = clients.get(c);
         String name = "client-" + c;
         List<Door> mutexDoors = doors(client, Feature.MUTEX);
         List<Door> readWriteDoors = readWrite ? doors(client, Feature.READ_WRITE_LOCK) : List.of();
@@ -183,45 +190,87 @@ public final class CoordinatorChaos {
     if (semaphoreFigures != null) {
       locks.add(semaphoreFigures);
     }
-    List<String> all = new ArrayList<>(ChaosReport.safetyProblems(locks, leaderFigures, counterFigures));
+    boolean keyDeletionPromised = !backend.notPromised().contains(Promise.LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED);
+    List<String> all = new ArrayList<>(ChaosReport.safetyProblems(locks, keyDeletionPromised, leaderFigures,
+        counterFigures));
     all.addAll(problems);
     for (LockWorkload work : List.of(mutexWork, readWriteWork, semaphoreWork)) {
-      work.checker.violations().stream().limit(5).forEach(v -> all.add(work.name + ": " + v));
+      // The violations that fail the run, for the failure message; the rest are in the table.
+      (keyDeletionPromised ? work.checker : work.excusingDeletions).violations().stream().limit(5)
+          .forEach(v -> all.add(work.name + ": " + v));
     }
     if (leader) {
       leaderChecker.violations().stream().limit(5).forEach(v -> all.add("leader: " + v));
     }
     return new ChaosReport(backend.name(), run.seed(), run.duration(), Map.copyOf(faults), List.copyOf(schedule),
+        mutexWork.deletions.get() / 2, keyDeletionPromised,
         mutexFigures, readWriteFigures, semaphoreFigures, leaderFigures, counterFigures, List.copyOf(all));
   }
+
+  /** The kinds of fault a run draws from; the last only where the backend can delete a lock's key. */
+  private enum FaultKind { SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, LOCK_KEY_DELETED }
 
   /** Faults from the seed, one after another, until the run's duration has passed. */
   private void injectFaults() throws InterruptedException {
     Random random = new Random(run.seed());
+    List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.values()));
+    if (!backend.canDeleteLockKey()) {
+      kinds.remove(FaultKind.LOCK_KEY_DELETED);
+    }
     faultsStartedNanos = System.nanoTime();
     long end = faultsStartedNanos + run.duration().toNanos();
     while (System.nanoTime() < end) {
       pause(Duration.ofMillis(500 + random.nextInt(1500)));
       int victim = random.nextInt(clients.size());
       Coordinator client = clients.get(victim);
-      switch (random.nextInt(3)) {
-        case 0 -> {
+      switch (kinds.get(random.nextInt(kinds.size()))) {
+        case SHORT_CUT -> {
           Duration length = leaseTimeout.dividedBy(4);
           fault("link cut shorter than the lease timeout", "cut client-" + victim + " for " + length.toMillis() + " ms");
           backend.cutLink(client);
           pause(length);
           backend.restoreLink(client);
         }
-        case 1 -> {
+        case LONG_CUT -> {
           Duration length = leaseTimeout.multipliedBy(2);
           fault("link cut past the lease timeout", "cut client-" + victim + " for " + length.toMillis() + " ms");
           backend.cutLink(client);
           pause(length);
           backend.restoreLink(client);
         }
-        default -> {
+        case SERVER_RESTART -> {
           fault("server restart", "restart the server");
           backend.restartServer();
+        }
+        case LOST_REPLY -> {
+          // Every byte waits `latency` each way; cut at 1.5 latencies, the requests sent in the first
+          // half latency have reached the server and been applied, and their replies are dropped
+          // with the delay line: the client hears nothing of what it did.
+          Duration latency = leaseTimeout.dividedBy(10);
+          Duration length = leaseTimeout.dividedBy(4);
+          fault("reply lost after the server applied the request", "delay client-" + victim + "'s link by "
+              + latency.toMillis() + " ms, cut it with replies in flight after " + latency.multipliedBy(3).dividedBy(2)
+              .toMillis() + " ms, for " + length.toMillis() + " ms");
+          backend.delayLink(client, latency);
+          pause(latency.multipliedBy(3).dividedBy(2));
+          backend.cutLink(client);
+          pause(length);
+          backend.restoreLink(client);
+        }
+        case LOCK_KEY_DELETED -> {
+          int inside = mutexWork.inside.get();
+          boolean deleted;
+          mutexWork.deletions.incrementAndGet();
+          try {
+            deleted = backend.deleteLockKey(MUTEX);
+          } finally {
+            synchronized (mutexWork) {
+              mutexWork.openExcusable.forEach(MutualExclusionChecker.Section::lost);
+              mutexWork.deletions.incrementAndGet();
+            }
+          }
+          fault("holder's lock key deleted under it", "delete the key of " + MUTEX + " ("
+              + (deleted ? "there" : "not there") + ", " + inside + " holder(s) inside)");
         }
       }
       run.log().add("healed");
@@ -280,17 +329,31 @@ public final class CoordinatorChaos {
     final AtomicLong timeouts = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong hung = new AtomicLong();
+    /** Holders inside a section right now, for the timeline of a key deletion. */
+    final AtomicInteger inside = new AtomicInteger();
+    /**
+     * The same sections, where those whose lock key was deleted under them end at the deletion
+     * (and those whose acquisition ran across one end at once): what is left over is not
+     * explained by a deletion. Guarded by this workload for entries and deletions.
+     */
+    final MutualExclusionChecker excusingDeletions;
+    final Set<MutualExclusionChecker.Section> openExcusable = ConcurrentHashMap.newKeySet();
+    /** Bumped before a deletion and again once its holders are excused. */
+    final AtomicLong deletions = new AtomicLong();
 
     LockWorkload(String name, String rule, MutualExclusionChecker checker, boolean fenced) {
       this.name = name;
       this.rule = rule;
       this.checker = checker;
+      this.excusingDeletions = fenced ? MutualExclusionChecker.exclusive() : MutualExclusionChecker.withCapacity(PERMITS);
       this.resource = fenced ? new FencedResource<>("the " + name + "'s resource", new long[1]) : null;
     }
 
     ChaosReport.LockFigures figures() {
+      long overlaps = checker.violations().size();
+      long unexplained = excusingDeletions.violations().size();
       return new ChaosReport.LockFigures(name, rule, checker.sectionCount(), sharedSections.get(),
-          checker.violations().size(), lossesTold.get(), resource != null, staleRefused.get(), staleAccepted.get(),
+          overlaps, Math.max(0, overlaps - unexplained), lossesTold.get(), resource != null, staleRefused.get(), staleAccepted.get(),
           timeouts.get(), errors.get(), hung.get());
     }
 
@@ -311,6 +374,7 @@ public final class CoordinatorChaos {
   private void lockWorker(LockWorkload work, List<Door> doors, String who, Random random) {
     while (stopped.getCount() > 0) {
       Door door = doors.get(random.nextInt(doors.size()));
+      long deletionsBefore = work.deletions.get();
       long start = System.nanoTime();
       Optional<Lease> granted;
       try {
@@ -328,14 +392,22 @@ public final class CoordinatorChaos {
         work.timeouts.incrementAndGet();
         continue;
       }
-      hold(work, door.shared(), granted.get(), who, random);
+      hold(work, door.shared(), granted.get(), who, random, deletionsBefore);
     }
   }
 
-  private void hold(LockWorkload work, boolean shared, Lease lease, String who, Random random) {
+  private void hold(LockWorkload work, boolean shared, Lease lease, String who, Random random, long deletionsBefore) {
     long token = lease.fencingToken();
-    MutualExclusionChecker.Section section = shared ? work.checker.enterShared(who, token)
-        : work.checker.enter(who, token);
+    MutualExclusionChecker.Section section;
+    MutualExclusionChecker.Section excusable;
+    synchronized (work) {
+      section = shared ? work.checker.enterShared(who, token) : work.checker.enter(who, token);
+      excusable = shared ? work.excusingDeletions.enterShared(who, token) : work.excusingDeletions.enter(who, token);
+      work.openExcusable.add(excusable);
+      if (work.deletions.get() != deletionsBefore) {
+        excusable.lost(); // the grant may predate a deletion of the lock's key
+      }
+    }
     if (shared) {
       work.sharedSections.incrementAndGet();
     }
@@ -346,6 +418,7 @@ public final class CoordinatorChaos {
         run.log().add(who + " told its " + work.name + " lease (token " + token + ") is in doubt");
       }
       section.lost();
+      excusable.lost();
     };
     lease.addListener((l, state) -> {
       if (state == LeaseState.SUSPECT || state == LeaseState.LOST) {
@@ -357,6 +430,7 @@ public final class CoordinatorChaos {
       notice.run();
     }
     boolean writes = work.resource != null && !shared;
+    work.inside.incrementAndGet();
     try {
       if (writes) {
         work.write(token);
@@ -371,6 +445,9 @@ public final class CoordinatorChaos {
       }
     } finally {
       section.exit();
+      excusable.exit();
+      work.openExcusable.remove(excusable);
+      work.inside.decrementAndGet();
       lease.close();
     }
   }
