@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex, a
  * read-write lock and a semaphore, a leader latch and a counter (those the backend has; the locks
- * and the leaders write through fenced resources), and the report of what was seen. Short by default
+ * and the leaders write through fenced resources) under link cuts, lost replies, server restarts and,
+ * where the fixture can, the lock's key deleted under its holder; and the report of what was seen. Short by default
  * (10 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
  * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<backend>.md}
  * (or the folder {@code -Dbaton.chaos.report} names), and any safety problem fails the run naming

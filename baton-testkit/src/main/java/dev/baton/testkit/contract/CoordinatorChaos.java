@@ -17,6 +17,7 @@ import dev.baton.testkit.ChaosRun;
 import dev.baton.testkit.MutualExclusionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -210,20 +211,27 @@ public final class CoordinatorChaos {
   /** The kinds of fault a run draws from; the last only where the backend can delete a lock's key. */
   private enum FaultKind { SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, LOCK_KEY_DELETED }
 
-  /** Faults from the seed, one after another, until the run's duration has passed. */
+  /**
+   * Faults from the seed, one after another, until the run's duration has passed and every kind
+   * has struck once: the first faults are every kind once in an order drawn from the seed, so
+   * even the build's short run meets each kind; then kinds at random.
+   */
   private void injectFaults() throws InterruptedException {
     Random random = new Random(run.seed());
     List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.values()));
     if (!backend.canDeleteLockKey()) {
       kinds.remove(FaultKind.LOCK_KEY_DELETED);
     }
+    List<FaultKind> firstRound = new ArrayList<>(kinds);
+    Collections.shuffle(firstRound, random);
     faultsStartedNanos = System.nanoTime();
     long end = faultsStartedNanos + run.duration().toNanos();
-    while (System.nanoTime() < end) {
+    while ((System.nanoTime() < end || !firstRound.isEmpty()) && stopped.getCount() > 0) {
       pause(Duration.ofMillis(500 + random.nextInt(1500)));
       int victim = random.nextInt(clients.size());
       Coordinator client = clients.get(victim);
-      switch (kinds.get(random.nextInt(kinds.size()))) {
+      FaultKind kind = firstRound.isEmpty() ? kinds.get(random.nextInt(kinds.size())) : firstRound.remove(0);
+      switch (kind) {
         case SHORT_CUT -> {
           Duration length = leaseTimeout.dividedBy(4);
           fault("link cut shorter than the lease timeout", "cut client-" + victim + " for " + length.toMillis() + " ms");
@@ -270,7 +278,7 @@ public final class CoordinatorChaos {
             }
           }
           fault("holder's lock key deleted under it", "delete the key of " + MUTEX + " ("
-              + (deleted ? "there" : "not there") + ", " + inside + " holder(s) inside)");
+              + (deleted ? "there" : "not there") + ", " + inside + " section(s) open, told of a loss or not)");
         }
       }
       run.log().add("healed");
