@@ -67,6 +67,10 @@ public final class BenchMain {
   private BenchMain() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("chaos")) { // the chaos report: ChaosCommand's own usage
+      dev.baton.bench.chaos.ChaosCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     // Before any logger exists: the clients' INFO chatter would bury the table.
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     System.setProperty("java.awt.headless", "true");

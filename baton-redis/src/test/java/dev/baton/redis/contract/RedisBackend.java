@@ -6,6 +6,8 @@ import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.contract.ContractBackendExtension;
 import dev.baton.testkit.contract.Feature;
 import dev.baton.testkit.contract.Promise;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -70,11 +72,14 @@ public final class RedisBackend extends ContractBackendExtension {
    * server, do), so a restart empties it: a lease held across it is lost, as the package
    * documentation of baton-redis says. Fencing tokens must still grow across it (that case is
    * promised and runs). A waiter's fencing token is drawn from the lock's counter when it is
-   * granted, so {@code waiters()} shows it as 0 until then.
+   * granted, so {@code waiters()} shows it as 0 until then. A lock key deleted under its holder
+   * (DEL, eviction) is told at the holder's next renewal, and a waiter may be granted before that:
+   * the chaos run counts those grants apart.
    */
   @Override
   public Set<Promise> notPromised() {
-    return EnumSet.of(Promise.LEASE_KEPT_ACROSS_SERVER_RESTART, Promise.WAITER_SHOWS_ITS_TOKEN);
+    return EnumSet.of(Promise.LEASE_KEPT_ACROSS_SERVER_RESTART, Promise.WAITER_SHOWS_ITS_TOKEN,
+        Promise.LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED);
   }
 
   @Override
@@ -110,5 +115,21 @@ public final class RedisBackend extends ContractBackendExtension {
   @Override
   public void restartServer() {
     redis.restart();
+  }
+
+  @Override
+  public boolean canDeleteLockKey() {
+    return true;
+  }
+
+  /** {@code DEL} of the lock key (the lock's name, in the default layout), on a connection of its own. */
+  @Override
+  public boolean deleteLockKey(String name) {
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> connection = raw.connect()) {
+      return connection.sync().del(name) > 0;
+    } finally {
+      raw.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
   }
 }

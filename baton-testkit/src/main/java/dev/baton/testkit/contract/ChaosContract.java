@@ -13,8 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex with a
- * fenced resource, a leader latch and a counter, and the report of what was seen. Short by default
+ * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex, a
+ * read-write lock and a semaphore, a leader latch and a counter (those the backend has; the locks
+ * and the leaders write through fenced resources) under link cuts, lost replies, server restarts and,
+ * where the fixture can, the lock's key deleted under its holder; and the report of what was seen. Short by default
  * (10 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
  * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<backend>.md}
  * (or the folder {@code -Dbaton.chaos.report} names), and any safety problem fails the run naming
@@ -39,7 +41,9 @@ public abstract class ChaosContract {
     if (!report.problems().isEmpty()) {
       throw run.failure(String.join("; ", report.problems()) + "\n" + report.toMarkdown(), null);
     }
-    assertThat(report.mutex().sections()).as("the mutex workload made progress").isPositive();
+    for (ChaosReport.LockFigures lock : report.locks()) {
+      assertThat(lock.sections()).as("the %s workload made progress", lock.workload()).isPositive();
+    }
   }
 
   private static void write(ChaosReport report) {

@@ -68,4 +68,25 @@ public interface ContractBackend {
    * across a restart (as it is configured for the suite). Returns when the server serves again.
    */
   void restartServer();
+
+  /**
+   * Whether {@link #deleteLockKey} can strike this backend: a chaos run draws that fault only
+   * where it can.
+   */
+  default boolean canDeleteLockKey() {
+    return false;
+  }
+
+  /**
+   * Deletes the server's record of the mutex {@code name} behind its holder's back, as an
+   * operator, an eviction or a careless neighbour would (on Redis: {@code DEL} of the lock key),
+   * without going through any client's link. The holder must be told its lease is lost before
+   * anyone else is granted the lock, or the chaos run counts a loss told late or never.
+   *
+   * @return whether there was a record to delete
+   * @throws UnsupportedOperationException where {@link #canDeleteLockKey()} is false
+   */
+  default boolean deleteLockKey(String name) {
+    throw new UnsupportedOperationException("the " + name() + " fixture cannot delete a lock's key");
+  }
 }

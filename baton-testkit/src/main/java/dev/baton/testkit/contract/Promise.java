@@ -43,5 +43,18 @@ public enum Promise {
    * and another client's list stays empty ({@code participants()}: the leader, then the calling
    * client's own participants).
    */
-  WAITERS_SEEN_BY_EVERY_CLIENT
+  WAITERS_SEEN_BY_EVERY_CLIENT,
+
+  /**
+   * When the server's record of a held lock is deleted behind its holder's back (an operator's
+   * {@code DEL}, an eviction), the holder is told {@code SUSPECT} or {@code LOST} before anyone
+   * else is granted the lock. Checked by the chaos run ({@link CoordinatorChaos}) where the fixture
+   * can delete a lock's key ({@link ContractBackend#canDeleteLockKey()}).
+   *
+   * <p>Declared outcome when not promised: the holder is told at its next renewal, and another
+   * client may be granted the lock before then, with a larger fencing token, so the fence refuses
+   * the old holder's writes once the new holder has written. The chaos report counts such grants
+   * apart, and they fail no run.
+   */
+  LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED
 }

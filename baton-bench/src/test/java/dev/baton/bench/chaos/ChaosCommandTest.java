@@ -1,0 +1,81 @@
+package dev.baton.bench.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChaosCommandTest {
+
+  @Test
+  void parse_readsEveryOption_andExpandsAll() {
+    ChaosCommand.Options options = ChaosCommand.parse(
+        new String[] {"--backend", "all", "--duration", "90s", "--seed", "42", "--report", "x/r.md"});
+    assertEquals(List.of("zookeeper", "redis", "postgresql"), options.backends());
+    assertEquals(Duration.ofSeconds(90), options.duration());
+    assertEquals(42L, options.seed());
+    assertEquals(Path.of("x/r.md"), options.report());
+  }
+
+  @Test
+  void parse_defaults_andNamesTheReportAfterBackendsAndSeed() {
+    ChaosCommand.Options options = ChaosCommand.parse(new String[] {"--backend", "redis,zookeeper"});
+    assertEquals(List.of("redis", "zookeeper"), options.backends());
+    assertEquals(Duration.ofSeconds(60), options.duration());
+    assertEquals(ChaosCommand.DEFAULT_SEED, options.seed());
+    assertEquals(Path.of("chaos-redis-zookeeper-" + ChaosCommand.DEFAULT_SEED + ".md"), options.report());
+  }
+
+  @Test
+  void parse_refusesAnUnknownBackend_aMissingValue_andNoBackend() {
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> ChaosCommand.parse(new String[] {"--backend", "mysql"})).getMessage().contains("mysql"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> ChaosCommand.parse(new String[] {"--backend", "redis", "--seed"})).getMessage().contains("--seed"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> ChaosCommand.parse(new String[] {"--duration", "5s"})).getMessage().contains("--backend"));
+  }
+
+  @Test
+  void badArguments_exit64_withTheUsage() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = ChaosCommand.run(new String[] {"--backend", "mysql"}, new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(64, status);
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("usage: baton-bench chaos"));
+  }
+
+  /** End to end, briefly: every backend's embedded server, the shared run, one report with a table each. */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void everyBackend_shortRun_writesOneTablePerBackend_withTheSeedAndTheSchedule(@TempDir Path folder)
+      throws Exception {
+    Path report = folder.resolve("chaos.md");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = ChaosCommand.run(new String[] {"--backend", "all", "--duration", "3s", "--seed", "42", "--report",
+        report.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = Files.readString(report);
+    assertEquals(0, status, err.toString(StandardCharsets.UTF_8) + "\n" + text);
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("Wrote " + report.toAbsolutePath()));
+    for (String backend : List.of("zookeeper", "redis", "postgresql")) {
+      assertTrue(text.contains("### " + backend + "\n"), backend + " has a table:\n" + text);
+    }
+    assertEquals(3, text.split("\\| workload \\| measure \\| value \\| must be \\|", -1).length - 1, text);
+    assertEquals(3, text.split("Seed 42, 3 s of faults:", -1).length - 1, text);
+    assertTrue(text.contains("| read-write lock |") && text.contains("| semaphore of 2 |"), text);
+    assertTrue(text.contains("Fault schedule ("), text);
+  }
+}
