@@ -195,6 +195,11 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
     }
   }
 
+  /** Runs {@code command} on the master (for Redis-specific cases that set up its keys by hand). */
+  <T> T onMaster(Function<StatefulRedisConnection<String, String>, T> command) {
+    return on(master, command);
+  }
+
   private static <T> T on(EmbeddedRedis server, Function<StatefulRedisConnection<String, String>, T> command) {
     RedisClient admin = RedisClient.create(server.uri());
     try (StatefulRedisConnection<String, String> connection = admin.connect()) {
