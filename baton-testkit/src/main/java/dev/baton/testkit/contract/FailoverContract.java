@@ -59,8 +59,8 @@ public abstract class FailoverContract extends ContractSupport {
         resource.write(next.fencingToken(), writes -> writes.add(next.fencingToken()));
       }
     } else {
-      // The grant may be gone with the server that had it: the other client may get in (its client
-      // may still be finding its way to what serves now, so a refused attempt is tried again).
+      // The grant is gone with the server that had it: the other client gets in (its client may
+      // still be finding its way to what serves now, so a failed attempt is tried again).
       AtomicReference<Lease> granted = new AtomicReference<>();
       await().alias("another client's grant after the failover").ignoreExceptions().until(() -> {
         secondMutex.tryAcquire(SHORT).ifPresent(granted::set);

@@ -52,8 +52,9 @@ public enum Promise {
    * lease reads {@code HELD} again, is never silently lost, and no other client is granted the lock
    * while it is valid.
    *
-   * <p>Declared outcome when not promised (an asynchronous replica promoted without the grant):
-   * another client may be granted the lock. The lost lease then turns {@code LOST} (its listeners
+   * <p>Declared outcome when not promised (an asynchronous replica promoted without the grant,
+   * which {@code holdBackReplication} made sure of): another client is granted the lock, possibly
+   * while the lost lease still reads valid. The lost lease then turns {@code LOST} (its listeners
    * hear it, and it is never {@code HELD} again), its validity does not outlast its lease timeout
    * from the failover, and the new holder's fencing token is strictly larger than the lost one's, so
    * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write.
