@@ -89,4 +89,23 @@ public interface ContractBackend {
   default boolean deleteLockKey(String name) {
     throw new UnsupportedOperationException("the " + name() + " fixture cannot delete a lock's key");
   }
+
+  /**
+   * From now until {@link #failOver()}, writes reach the server clients talk to and nothing else,
+   * as an asynchronous replica may lag behind its primary (on Redis: the replica's link to the
+   * primary is cut). Returns once every earlier write has reached the replicas. A store with no
+   * replica, or whose replicas confirm each write before it is acknowledged, has nothing to hold
+   * back: the default does nothing.
+   */
+  default void holdBackReplication() {}
+
+  /**
+   * Makes the store fail over: the server clients talk to is lost, and what takes its place serves
+   * them from then on (on Redis: the primary killed, its replica promoted, clients led to it by
+   * Sentinel). Returns when the store serves again. The default, for a store of one server that
+   * keeps what it wrote: {@link #restartServer()}.
+   */
+  default void failOver() {
+    restartServer();
+  }
 }

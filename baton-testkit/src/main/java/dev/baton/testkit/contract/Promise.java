@@ -56,5 +56,21 @@ public enum Promise {
    * the old holder's writes once the new holder has written. The chaos report counts such grants
    * apart, and they fail no run.
    */
-  LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED
+  LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED,
+
+  /**
+   * A grant the store acknowledged is kept when the store fails over right after it ({@link
+   * ContractBackend#failOver()}), even if it reached the server clients talked to and nothing else
+   * ({@link ContractBackend#holdBackReplication()}): what serves after the failover has it, so the
+   * lease reads {@code HELD} again, is never silently lost, and no other client is granted the lock
+   * while it is valid.
+   *
+   * <p>Declared outcome when not promised (an asynchronous replica promoted without the grant,
+   * which {@code holdBackReplication} made sure of): another client is granted the lock, possibly
+   * while the lost lease still reads valid. The lost lease then turns {@code LOST} (its listeners
+   * hear it, and it is never {@code HELD} again), its validity does not outlast its lease timeout
+   * from the failover, and the new holder's fencing token is strictly larger than the lost one's, so
+   * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write.
+   */
+  GRANT_KEPT_ACROSS_FAILOVER
 }
