@@ -22,6 +22,8 @@
  *       RLock}, do not look at Baton's queue and may come first.</li>
  * </ul>
  * Fencing tokens ({@link dev.baton.lock.Lease#fencingToken()}) are what makes either backend safe
- * for work that must not be done twice: check them where the work lands.
+ * for work that must not be done twice: check them where the work lands. On Redis, tokens keep
+ * growing across an asynchronous failover that lost the counter's last write only while the new
+ * master's clock is not behind the old one's (see docs/redis.md): keep the hosts' clocks in step.
  */
 package dev.baton.redis;
