@@ -569,4 +569,14 @@ public interface ConfigCenter extends AutoCloseable {
    */
   @Override
   void close();
+
+  /**
+   * The items of {@code value} when it is a list as an import writes one (compact JSON array text
+   * of scalars, {@code ["a","b, c"]}), else empty: for tools that show or bind lists as lists, such
+   * as the Spring property source, which gives {@code hosts[0]}, {@code hosts[1]} as Spring's own
+   * YAML loader does. Reads nothing from the ensemble.
+   */
+  static java.util.Optional<java.util.List<String>> listItems(String value) {
+    return dev.baton.internal.config.ConfigLists.items(value);
+  }
 }

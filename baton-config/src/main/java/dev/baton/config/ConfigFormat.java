@@ -41,15 +41,5 @@ public enum ConfigFormat {
    */
   YAML,
   /** JSON: an object of names to values, nested as for {@link #YAML}; an export writes values as strings. */
-  JSON;
-
-  /**
-   * The items of {@code value} when it is a list as an import writes one (compact JSON array text
-   * of scalars, {@code ["a","b, c"]}), else empty: for tools that show or bind lists as lists, such
-   * as the Spring property source, which gives {@code hosts[0]}, {@code hosts[1]} as Spring's own
-   * YAML loader does.
-   */
-  public static java.util.Optional<java.util.List<String>> listItems(String value) {
-    return dev.baton.internal.config.ConfigLists.items(value);
-  }
+  JSON
 }

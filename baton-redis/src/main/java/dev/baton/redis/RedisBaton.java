@@ -389,7 +389,7 @@ public final class RedisBaton implements Coordinator {
    */
   public RedisCountDownLatch countDownLatch(String name) {
     session.checkOpen();
-    return new RedisCountDownLatch(session, name);
+    return new dev.baton.internal.redis.latch.RedisLatch(session, name);
   }
 
   /** The server's address as given, without its password. */

@@ -13,6 +13,25 @@ import java.util.concurrent.TimeoutException;
  * the recipes whose calls block (a counter, a latch) rather than wait in a queue.
  */
 public final class RedisCalls {
+  private static final int MAX_NAME_BYTES = 1024;
+
+  /**
+   * Refuses a name no key should carry, naming the recipe ({@code what}) it was for: null, blank, or
+   * over 1,024 bytes in UTF-8.
+   */
+  public static String checkName(String name, String what) {
+    java.util.Objects.requireNonNull(name, () -> what + " name must not be null");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException(what + " name must not be blank, was '" + name + "'");
+    }
+    int bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes > MAX_NAME_BYTES) {
+      throw new IllegalArgumentException(what + " name '" + name.substring(0, Math.min(40, name.length())) + "...' is "
+          + bytes + " bytes in UTF-8; at most " + MAX_NAME_BYTES + " are allowed");
+    }
+    return name;
+  }
+
   private RedisCalls() {}
 
   /**

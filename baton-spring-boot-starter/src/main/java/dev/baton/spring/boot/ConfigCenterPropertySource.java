@@ -1,7 +1,6 @@
 package dev.baton.spring.boot;
 
 import dev.baton.config.ConfigCenter;
-import dev.baton.config.ConfigFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -37,7 +36,7 @@ public class ConfigCenterPropertySource extends EnumerablePropertySource<ConfigC
     Set<String> names = new LinkedHashSet<>();
     getSource().snapshot().forEach((key, value) -> {
       String name = key.replace('/', '.');
-      Optional<List<String>> items = ConfigFormat.listItems(value);
+      Optional<List<String>> items = ConfigCenter.listItems(value);
       if (items.isPresent()) {
         for (int i = 0; i < items.get().size(); i++) {
           names.add(name + "[" + i + "]");
@@ -54,10 +53,10 @@ public class ConfigCenterPropertySource extends EnumerablePropertySource<ConfigC
     Matcher indexed = INDEXED.matcher(name);
     if (indexed.matches()) {
       int index = Integer.parseInt(indexed.group(2));
-      return value(indexed.group(1)).flatMap(ConfigFormat::listItems)
+      return value(indexed.group(1)).flatMap(ConfigCenter::listItems)
           .filter(items -> index < items.size()).map(items -> items.get(index)).orElse(null);
     }
-    return value(name).filter(value -> ConfigFormat.listItems(value).isEmpty()).orElse(null);
+    return value(name).filter(value -> ConfigCenter.listItems(value).isEmpty()).orElse(null);
   }
 
   private Optional<String> value(String name) {

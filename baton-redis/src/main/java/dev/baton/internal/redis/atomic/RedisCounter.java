@@ -8,9 +8,7 @@ import dev.baton.internal.redis.RedisScript;
 import dev.baton.internal.redis.RedisSession;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A counter in one plain Redis string, the decimal text of a {@code long}: what {@code INCRBY}
@@ -20,34 +18,15 @@ import java.util.Objects;
 public final class RedisCounter implements Counter {
   private static final RedisScript CAS = RedisScript.load(RedisCounter.class, "counter-cas.lua", ScriptOutputType.MULTI);
   /** As a lock's name: the key travels in every command. */
-  private static final int MAX_NAME_BYTES = 1024;
 
   private final RedisSession session;
   private final String name;
 
   public RedisCounter(RedisSession session, String name) {
     this.session = session;
-    this.name = checkName(name, "counter");
+    this.name = RedisCalls.checkName(name, "counter");
   }
 
-  /**
-   * {@code name} if it can name a key of a recipe of {@code what} kind.
-   *
-   * @throws NullPointerException if it is null, naming {@code what}
-   * @throws IllegalArgumentException if it is blank or over 1,024 bytes in UTF-8, naming {@code what}
-   */
-  public static String checkName(String name, String what) {
-    Objects.requireNonNull(name, () -> what + " name must not be null");
-    if (name.isBlank()) {
-      throw new IllegalArgumentException(what + " name must not be blank, was '" + name + "'");
-    }
-    int bytes = name.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > MAX_NAME_BYTES) {
-      throw new IllegalArgumentException(what + " name '" + name.substring(0, Math.min(40, name.length())) + "...' is "
-          + bytes + " bytes in UTF-8; at most " + MAX_NAME_BYTES + " are allowed");
-    }
-    return name;
-  }
 
   @Override
   public String path() {
