@@ -9,6 +9,7 @@ import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
 import dev.baton.lock.Semaphore;
+import io.lettuce.core.ScoredValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -211,6 +212,39 @@ class RedisSemaphoreTest extends RedisTestSupport {
     // client. Redisson's RPermitExpirableSemaphore costs about 15 commands, with no queue to keep.
     assertThat(scripts).as("scripts per acquire/release cycle, %s", delta).isLessThan(5);
     assertThat(perCycle).as("commands per acquire/release cycle, %s", delta).isLessThan(65);
+  }
+
+  /**
+   * A client's waiters may reach the queue in Redis in another order than the client made them
+   * (two threads, each sending its first attempt): here the queue is reordered by hand to stand for
+   * that race. A release of two permits publishes {@code 2}, which wakes the client's first waiter
+   * (by the client's order), refused since the other is first in line: it must pass the wake-up
+   * on. The re-check is 2 minutes away, so only that hand-on grants both within the bound.
+   */
+  @Test
+  void aWaiterWokenButNotFirstInLine_wakesTheFirst_whenItIsOfItsOwnClient() throws Exception {
+    RedisBaton waiters = client(RedisBaton.builder().uri(redis.uri()).leaseTtl(Duration.ofSeconds(60))
+        .waiterLease(Duration.ofMinutes(6)));
+    Lease both = client().semaphore("order", 2).acquire(2, Duration.ofSeconds(5));
+    // The channel subscribed beforehand (it lingers after its last waiter): each waiter below makes
+    // one attempt, listening before it, and none after a subscription.
+    CompletableFuture<Lease> warmUp = waiters.semaphore("order", 2).acquireAsync();
+    await().until(() -> raw().pubsubNumsub("redisson_sc:{order}").get("redisson_sc:{order}") == 1L);
+    warmUp.cancel(true);
+    await().until(() -> raw().exists("baton_sem_queue:{order}") == 0);
+    CompletableFuture<Lease> madeFirst = waiters.semaphore("order", 2).acquireAsync();
+    await().until(() -> raw().zcard("baton_sem_queue:{order}") == 1);
+    CompletableFuture<Lease> madeSecond = waiters.semaphore("order", 2).acquireAsync();
+    await().until(() -> raw().zcard("baton_sem_queue:{order}") == 2);
+    List<ScoredValue<String>> queue = raw().zrangeWithScores("baton_sem_queue:{order}", 0, -1);
+    raw().zadd("baton_sem_queue:{order}", queue.get(0).getScore(), queue.get(1).getValue());
+    raw().zadd("baton_sem_queue:{order}", queue.get(1).getScore(), queue.get(0).getValue());
+
+    both.close(); // publishes 2: the client wakes its first waiter, which is second in line
+    await().atMost(Duration.ofSeconds(30)).alias("both waiters granted (a lost wake-up waits 2 minutes)")
+        .until(() -> madeFirst.isDone() && madeSecond.isDone());
+    madeFirst.get().close();
+    madeSecond.get().close();
   }
 
   private static final Pattern STAT = Pattern.compile("cmdstat_([^:]+):calls=(\\d+)");
