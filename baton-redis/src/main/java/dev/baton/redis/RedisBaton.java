@@ -317,9 +317,10 @@ public final class RedisBaton implements Coordinator {
    *   <li><b>Order</b>: first come first served among Baton's clients (a queue beside the count; the
    *       first in line is served first, even when a later waiter asks for fewer permits). Redisson's
    *       clients do not queue and may come first.
-   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel and
-   *       re-check every third of the {@link Builder#waiterLease waiter lease}; a timeout, a cancel or
-   *       an interrupt leaves nothing behind. While the connection is down, waiters keep their place
+   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel (each
+   *       wakes one waiter per client, which hands the wake-up on to the first in line if that is of
+   *       its client) and re-check every third of the {@link Builder#waiterLease waiter lease}; a
+   *       timeout, a cancel or an interrupt leaves nothing behind. While the connection is down, waiters keep their place
    *       for the waiter lease and try again once it is back.
    *   <li>Every grant draws a fencing token from {@code baton_sem_token:{name}}, growing as the
    *       mutex's do. Clients must agree on {@code permits}: the count is set once and not adjusted.

@@ -18,6 +18,13 @@ import java.util.concurrent.TimeUnit;
  * attempt per client, not one per waiter; Redisson's {@code 1} (a read-write lock's release) wakes
  * every waiter of this client on the channel, since several readers may come in at once.
  *
+ * <p>A semaphore's channel ({@link #joinCounted}) carries the count of permits free, {@code 1}
+ * included: it wakes this client's first waiter only, like {@code 0}. That waiter may not be the
+ * first in line (the queue in Redis is shared by every client, and this client's own waiters may
+ * have reached it in another order): it then passes the wake-up on, to the first in line if that
+ * is one of ours ({@link #wakeMember}), or to the next of ours if it needs it no more ({@link
+ * #wakeNext}), so that the first in line, on whichever client, is woken by every notice.
+ *
  * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
  * needs no second attempt to close the gap between the two.
@@ -40,17 +47,35 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * waiter that joins before its first attempt hears every release after it.
    */
   public synchronized boolean joinIfSubscribed(String channel, RedisSession.Waiter waiter) {
+    return joinIfSubscribed(channel, waiter, false);
+  }
+
+  /** {@link #joinIfSubscribed}, on a channel that carries a count of permits free (a semaphore's). */
+  public synchronized boolean joinCountedIfSubscribed(String channel, RedisSession.Waiter waiter) {
+    return joinIfSubscribed(channel, waiter, true);
+  }
+
+  private boolean joinIfSubscribed(String channel, RedisSession.Waiter waiter, boolean counted) {
     Listeners listeners = channels.get(channel);
     if (listeners == null || !listeners.subscribed.isDone() || listeners.subscribed.isCompletedExceptionally()) {
       return false;
     }
-    join(channel, waiter);
+    join(channel, waiter, false, counted);
     return true;
   }
 
   /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
   public synchronized CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter) {
-    return join(channel, waiter, false);
+    return join(channel, waiter, false, false);
+  }
+
+  /**
+   * Listens for {@code waiter} on a channel whose messages are a count of permits free (a
+   * semaphore's, Redisson's {@code redisson_sc:}): each wakes this client's first waiter only, {@code
+   * 1} too; the future completes once the channel is subscribed.
+   */
+  public synchronized CompletableFuture<Void> joinCounted(String channel, RedisSession.Waiter waiter) {
+    return join(channel, waiter, false, true);
   }
 
   /**
@@ -58,13 +83,15 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * countdown latch's: its zero wakes them all); the future completes once the channel is subscribed.
    */
   public synchronized CompletableFuture<Void> joinBroadcast(String channel, RedisSession.Waiter waiter) {
-    return join(channel, waiter, true);
+    return join(channel, waiter, true, false);
   }
 
-  private CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter, boolean broadcast) {
+  private CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter, boolean broadcast,
+      boolean counted) {
     Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
         connection.async().subscribe(c).toCompletableFuture()));
     listeners.broadcast |= broadcast;
+    listeners.counted |= counted;
     listeners.bySequence.put(waiter.sequence(), waiter);
     listeners.byMember.put(waiter.member(), waiter);
     listeners.lastUsed = System.nanoTime();
@@ -114,13 +141,39 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     }
   }
 
+  /**
+   * Wakes this client's waiter {@code member} on {@code channel}, if it has one: a waiter of ours,
+   * woken by a notice and refused, learned that {@code member} is first in line.
+   */
+  public void wakeMember(String channel, String member) {
+    Listeners listeners = channels.get(channel);
+    RedisSession.Waiter target = listeners == null ? null : listeners.byMember.get(member);
+    if (target != null) {
+      target.wake();
+    }
+  }
+
+  /**
+   * Wakes this client's next waiter on {@code channel} after {@code passing}, which a notice woke but
+   * which needs it no more (granted meanwhile, or gone): the notice was meant for whoever can come
+   * in next. Always further in this client's order, so a wake-up passed on never comes back.
+   */
+  public void wakeNext(String channel, RedisSession.Waiter passing) {
+    Listeners listeners = channels.get(channel);
+    Map.Entry<Long, RedisSession.Waiter> next =
+        listeners == null ? null : listeners.bySequence.higherEntry(passing.sequence());
+    if (next != null) {
+      next.getValue().wake();
+    }
+  }
+
   @Override
   public void message(String channel, String message) {
     Listeners listeners = channels.get(channel);
     if (listeners == null) {
       return;
     }
-    if (listeners.broadcast || message.equals("1")) {
+    if (listeners.broadcast || (message.equals("1") && !listeners.counted)) {
       // Redisson's READ_UNLOCK_MESSAGE, which a read-write lock's release sends: the lock may now
       // take several readers at once, so every waiter of this client tries (Redisson wakes all of its own too).
       listeners.bySequence.values().forEach(RedisSession.Waiter::wake);
@@ -144,6 +197,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     final Map<String, RedisSession.Waiter> byMember = new ConcurrentHashMap<>();
     volatile long lastUsed;
     volatile boolean broadcast; // every message wakes every waiter (a latch's channel)
+    volatile boolean counted; // messages are a count of permits free, 1 included (a semaphore's channel)
     boolean idleCheckPending; // guarded by the ReleaseNotices
 
     Listeners(CompletableFuture<Void> subscribed) {

@@ -16,6 +16,13 @@ import org.slf4j.LoggerFactory;
  * One acquisition of {@code n} permits, all or nothing, without a thread of its own: queued in Redis
  * between attempts, woken by the count Redisson's channel publishes on every release (Redisson's
  * clients publish there too) and by a re-check every third of the waiter lease.
+ *
+ * <p>A notice wakes one waiter per client, the client's first (see {@link
+ * dev.baton.internal.redis.ReleaseNotices}); one that cannot use it passes it on, so that the
+ * first in line is woken whichever client's waiter the notice reached: refused while another is
+ * first, with permits free, it wakes that one if it is of this client; granted meanwhile (the
+ * notice came while its granting attempt was under way, or before it left the channel), it wakes
+ * the client's next waiter.
  */
 final class SemAcquisition implements RedisSession.Waiter {
   private static final Logger log = LoggerFactory.getLogger(SemAcquisition.class);
@@ -79,7 +86,7 @@ final class SemAcquisition implements RedisSession.Waiter {
     }
     if (queue) {
       listening = true;
-      listening = session.notices().joinIfSubscribed(semaphore.keys()[2], this);
+      listening = session.notices().joinCountedIfSubscribed(semaphore.keys()[2], this);
       leaveIfDone();
     }
     attempt();
@@ -88,7 +95,18 @@ final class SemAcquisition implements RedisSession.Waiter {
 
   @Override
   public void wake() {
+    if (granted || result.isDone()) {
+      passOn();
+      return;
+    }
     attempt();
+  }
+
+  /** A wake-up this acquisition needs no more goes to the client's next waiter, for whom it may be. */
+  private void passOn() {
+    if (listening) {
+      session.notices().wakeNext(semaphore.keys()[2], this);
+    }
   }
 
   @Override
@@ -112,14 +130,18 @@ final class SemAcquisition implements RedisSession.Waiter {
         } else if (((Long) reply.get(0)) == 1L) {
           onGranted((Long) reply.get(1), sentAt);
         } else {
-          onRefused();
+          onRefused(reply);
         }
       } catch (RuntimeException e) {
         giveUp(e);
       } finally {
         attempting.set(false);
         if (again.getAndSet(false)) {
-          attempt();
+          if (granted || result.isDone()) {
+            passOn(); // a notice came while this attempt was granted: it was for the next in line
+          } else {
+            attempt();
+          }
         }
       }
     });
@@ -141,7 +163,7 @@ final class SemAcquisition implements RedisSession.Waiter {
     }
   }
 
-  private void onRefused() {
+  private void onRefused(List<?> reply) {
     if (!queue) {
       result.complete(null);
       return;
@@ -150,9 +172,16 @@ final class SemAcquisition implements RedisSession.Waiter {
       withdraw();
       return;
     }
+    Object head = reply.size() > 3 ? reply.get(3) : null;
+    if (listening && head instanceof String first && !first.isEmpty() && !first.equals(member)
+        && ((Long) reply.get(1)) > 0) {
+      // Permits are free but another is first in line: if it is one of ours, it may be waiting for
+      // the notice this attempt took (the client wakes its first waiter, not its first in line).
+      session.notices().wakeMember(semaphore.keys()[2], first);
+    }
     if (!listening) {
       listening = true;
-      CompletableFuture<Void> subscribed = session.notices().join(semaphore.keys()[2], this);
+      CompletableFuture<Void> subscribed = session.notices().joinCounted(semaphore.keys()[2], this);
       leaveIfDone();
       subscribed.whenComplete((ok, e) -> attempt());
       return;

@@ -8,7 +8,9 @@
 --       the count when there is none yet, less the permits held), 6 permits wanted, 7.. their ids
 -- Expired permits (a crashed holder's) come back first. Among Baton's clients the first in line is
 -- served first, whatever it asks for; Redisson's clients do not queue.
--- Returns {1, token} when granted, else {0, available, the member's rank or -1}.
+-- Returns {1, token} when granted, else {0, available, the member's rank or -1, the first in line
+-- before this attempt or ''}: a waiter refused because another is first passes its wake-up on to it
+-- if that one is of its own client.
 redis.replicate_commands()
 local member, ttl, mode, wanted = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[6])
 local t = redis.call('TIME')
@@ -101,4 +103,4 @@ if mode == 'queue' then
   redis.call('PEXPIRE', KEYS[5], waiterLease)
   rank = redis.call('ZRANK', KEYS[4], member)
 end
-return {0, available, rank}
+return {0, available, rank, head or ''}
