@@ -52,7 +52,7 @@ class RedisDemoCommandTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "--backend|etcd|--backend must be zookeeper or redis, was 'etcd'",
+      "--backend|etcd|--backend must be zookeeper, redis or postgres, was 'etcd'",
       "--redis|http://[oops|--redis must be a Redis URI",
   })
   void badBackendOptions_areBadUsage_namingTheOption(String option, String value, String message) {
@@ -84,7 +84,7 @@ class RedisDemoCommandTest {
     Cli.Run run = Cli.run("demo", "--compare", "--backend", "redis");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("--compare runs on embedded servers of both kinds");
+    assertThat(run.err()).contains("--compare runs on embedded servers of every kind");
   }
 
   @Test
