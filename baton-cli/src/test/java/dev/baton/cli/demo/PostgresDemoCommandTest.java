@@ -89,6 +89,23 @@ class PostgresDemoCommandTest {
         .doesNotContain("baton_lock");
   }
 
+  /**
+   * The stalled holder of --compare on PostgreSQL alone: A's row expires by the database's clock
+   * while A is silenced, B is granted the lock with a higher token, and A's late UPDATE is refused
+   * by the token check; A and B never both held a live lease.
+   */
+  @Test
+  void stalledHolder_onPostgres_hasItsLateWriteRefusedByTheFence() {
+    try (EmbeddedPostgreSql pg = EmbeddedPostgreSql.start()) {
+      ComparisonRow row = BackendComparison.stalledOnPostgres(pg);
+
+      assertThat(row.backend()).startsWith("PostgreSQL");
+      assertThat(row.overlaps()).isZero();
+      assertThat(row.staleRefused()).isEqualTo(1);
+      assertThat(row.note()).contains("A's late write refused by the fence").endsWith("stock 9");
+    }
+  }
+
   /** The fence in the stock's own UPDATE: an older token is refused and changes nothing. */
   @Test
   void theStock_refusesAWriteWithAnOlderToken() {
