@@ -105,8 +105,13 @@ function render() {
   connection.className = 'state ' + s.connection;
   const banner = document.getElementById('banner');
   const down = s.connection === 'LOST' || s.connection === 'SUSPENDED' || s.connection === 'DISCONNECTED';
-  banner.hidden = !down;
-  banner.textContent = down ? 'The connection to ZooKeeper is ' + s.connection + ': what you see may be out of date; it reloads once the connection is back.' : '';
+  const store = s.backend || 'ZooKeeper';
+  const notes = [];
+  if (down) notes.push('The connection to ' + store + ' is ' + s.connection + ': what you see may be out of date; it reloads once the connection is back.');
+  if (s.problem) notes.push('The console ' + s.problem + '; showing the last picture read.');
+  if (s.truncated) notes.push('Too many locks: ' + s.truncated + '.');
+  banner.hidden = notes.length === 0;
+  banner.textContent = notes.join(' ');
 
   rows('locks', s.locks, lock => {
     const tr = el('tr');
@@ -116,6 +121,9 @@ function render() {
     if (lock.kind === 'semaphore') holders.textContent = lock.leases + ' lease nodes';
     else if (!lock.holders || lock.holders.length === 0) holders.append(el('span', 'free', 'empty'));
     else lock.holders.forEach(o => holders.append(ownerLine(o, now, false)));
+    // Redis: the lock key's time to live, counted down between pictures.
+    if (lock.expiresAtMillis) holders.append(el('span', 'expires in ' + seconds(lock.expiresAtMillis - now), 'expiry'));
+    if (lock.layout) holders.title = lock.layout + ' layout';
     const waiters = el('td');
     (lock.waiters || []).forEach(o => waiters.append(ownerLine(o, now, true)));
     const action = el('td');
