@@ -11,12 +11,12 @@ import java.time.Duration;
 
 /**
  * Where the flash sale runs: the lock service the buyers lock with, and the store beside it that
- * keeps the stock. The sale's code is the same on both; only the names differ (ZooKeeper paths,
- * Redis keys).
+ * keeps the stock. The sale's code is the same on every backend; only the names differ (ZooKeeper
+ * paths, Redis keys, PostgreSQL rows).
  */
 public interface DemoBackend {
 
-  /** {@code ZooKeeper} or {@code Redis}, for reports. */
+  /** {@code ZooKeeper}, {@code Redis} or {@code PostgreSQL}, for reports. */
   String label();
 
   /** The server's address, as the user would pass it back to {@code baton}. */

@@ -81,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--connect-timeout", defaultValue = "15s", paramLabel = "DURATION",
       converter = DurationConverter.class,
-      description = "With --connect or --redis: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
+      description = "With --connect, --redis or --jdbc: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
   Duration connectTimeout;
 
   @Option(names = "--backend", paramLabel = "BACKEND",
