@@ -204,6 +204,33 @@ class RedisConsoleTest {
     }
   }
 
+  /** A password-protected Redis: both of the console's clients (Baton's and the SCAN connection) log in. */
+  @Test
+  void theCommand_logsInWithThePassword_fromTheOption() throws Exception {
+    try (EmbeddedRedis secured = EmbeddedRedis.builder().arg("--requirepass", "console-pass-0123").start();
+         RedisBaton holder = RedisBaton.builder().uri(secured.uri()).password("console-pass-0123").build();
+         Lease lease = holder.mutex("secured-job").acquire(Duration.ofSeconds(5))) {
+      FollowingCommandsTest.Following console = new FollowingCommandsTest.Following("console", "--redis", secured.uri(),
+          "--redis-password", "console-pass-0123", "--port", "0");
+      try {
+        Pattern printed = Pattern.compile("Baton console at http://127\\.0\\.0\\.1:(\\d+)/ showing");
+        await().atMost(Duration.ofSeconds(30)).until(() -> printed.matcher(console.output()).find());
+        Matcher address = printed.matcher(console.output());
+        assertThat(address.find()).isTrue();
+        URI state = URI.create("http://127.0.0.1:" + address.group(1) + "/api/state");
+        await().untilAsserted(() -> {
+          JsonNode answer = JSON.readTree(send(HttpRequest.newBuilder(state)).body());
+          assertThat(answer.has("problem")).as(answer.toString()).isFalse();
+          assertThat(lock(answer, "secured-job").get("holders").get(0).get("token").asLong()).isEqualTo(lease.fencingToken());
+        });
+        assertThat(console.output()).doesNotContain("console-pass-0123");
+      } finally {
+        console.factory.stopAll();
+      }
+      assertThat(console.exit.get(30, TimeUnit.SECONDS)).isZero();
+    }
+  }
+
   @Test
   void theUriIsPrintedWithoutItsPassword() {
     assertThat(ConsoleCommand.shown("redis://app:hunter2@127.0.0.1:6379/0")).isEqualTo("redis://127.0.0.1:6379/0");
