@@ -10,8 +10,6 @@ import dev.baton.BatonException;
 import dev.baton.cli.DurationConverter;
 import dev.baton.cli.RedisConnectOptions;
 import dev.baton.redis.RedisBaton;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -68,7 +66,8 @@ public final class ConsoleCommand implements Callable<Integer> {
 
   @Option(names = "--redis", paramLabel = "URI",
       description = "Show the Baton locks of this Redis instead of a ZooKeeper tree: redis://host:port,"
-          + " rediss://host:port (TLS), redis-sentinel://host:port#master. Read only.")
+          + " rediss://host:port (TLS), redis-sentinel://host:port#master, redis-cluster://host1:port1,host2:port2."
+          + " Read only.")
   String redisUri;
 
   @Option(names = "--redis-user", paramLabel = "USER", description = "With --redis: the Redis ACL user.")
@@ -136,10 +135,6 @@ public final class ConsoleCommand implements Callable<Integer> {
             + " the console shows the Redis server's locks, read only");
       }
     }
-    if (RedisConnectOptions.isCluster(redisUri)) {
-      throw new ParameterException(spec.commandLine(), "--redis: the console reads one Redis server or a"
-          + " Sentinel-watched master, not a cluster yet (was '" + redisUri + "')");
-    }
     RedisConnectOptions.checkUri(redisUri, "--redis", spec);
   }
 
@@ -160,18 +155,10 @@ public final class ConsoleCommand implements Callable<Integer> {
           + DurationConverter.seconds(timeout) + " (" + BatonCommand.describe(e) + ")", e);
     }
     try (baton) {
-      RedisURI plain = RedisURI.create(redisUri);
-      plain.setTimeout(timeout);
-      if (redisPassword != null) {
-        if (redisUser != null) {
-          plain.setUsername(redisUser);
-        }
-        plain.setPassword(redisPassword.toCharArray());
-      }
       String shown = shown(redisUri);
       ConsoleServer server;
       try {
-        RedisConsoleModel model = new RedisConsoleModel(baton, RedisClient.create(plain), shown);
+        RedisConsoleModel model = RedisConsoleModel.open(baton, redisUri, redisUser, redisPassword, timeout);
         server = new ConsoleServer(model, new InetSocketAddress(host, port), exposure.access(host), tls);
       } catch (IOException e) {
         throw new CliException("Cannot listen on " + host + ":" + port + " (" + e.getMessage()

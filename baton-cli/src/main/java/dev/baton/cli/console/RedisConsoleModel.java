@@ -6,12 +6,15 @@ import dev.baton.lock.Mutex;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisLockLayout;
 import dev.baton.redis.RedisMutexOptions;
-import io.lettuce.core.KeyScanCursor;
+import dev.baton.cli.RedisConnectOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisKeyCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,6 +35,9 @@ import java.util.regex.Pattern;
  * (Redisson's RLock layout); holders and waiters are then read through Baton's own mutex, so both
  * layouts are read as the library writes them.
  *
+ * <p>On a Redis Cluster the {@code SCAN} goes over every master (Lettuce's cluster-wide scan) and
+ * each lock's keys are read from its slot's master.
+ *
  * <p>Redis has no watch to follow (keyspace notifications are off unless the server is configured
  * for them), so the picture is read again every {@link #POLL}, with {@code SCAN}, never {@code
  * KEYS}; at most {@link #MAX_LOCKS} locks are shown.
@@ -45,8 +51,8 @@ final class RedisConsoleModel implements ConsoleView {
 
   private final RedisBaton baton;
   private final String shown;
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
+  private final RedisKeyCommands<String, String> commands;
+  private final AutoCloseable connection;
   private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "baton-console-redis-poll");
     thread.setDaemon(true);
@@ -58,14 +64,62 @@ final class RedisConsoleModel implements ConsoleView {
   private record Picture(List<Object> locks, boolean synced, String problem, int found) {}
 
   /**
-   * Over {@code baton} (holders and waiters) and a plain connection of {@code client} (SCAN, PTTL),
-   * both to the server shown as {@code shown}; the connection and the client are closed with this.
+   * Over {@code baton} (holders and waiters) and {@code commands} (SCAN, PTTL), both of the server
+   * shown as {@code shown}; {@code connection} (of the commands) is closed with this, {@code baton} is not.
    */
-  RedisConsoleModel(RedisBaton baton, RedisClient client, String shown) {
+  RedisConsoleModel(RedisBaton baton, RedisKeyCommands<String, String> commands, AutoCloseable connection, String shown) {
     this.baton = baton;
     this.shown = shown;
-    this.client = client;
-    this.connection = client.connect();
+    this.commands = commands;
+    this.connection = connection;
+  }
+
+  /**
+   * Over {@code baton} and a plain connection of its own to {@code uri} (a server, a Sentinel-watched
+   * master, or a cluster's seeds), logged in as {@code user} with {@code password} (either may be null).
+   */
+  static RedisConsoleModel open(RedisBaton baton, String uri, String user, String password, Duration timeout) {
+    String shown = ConsoleCommand.shown(uri);
+    if (RedisConnectOptions.isCluster(uri)) {
+      String scheme = uri.startsWith("rediss-cluster://") ? "rediss://" : "redis://";
+      List<RedisURI> seeds = new ArrayList<>();
+      for (String seed : uri.substring(uri.indexOf("://") + 3).split(",")) {
+        seeds.add(login(RedisURI.create(scheme + seed.trim()), user, password, timeout));
+      }
+      RedisClusterClient client = RedisClusterClient.create(seeds);
+      try {
+        StatefulRedisClusterConnection<String, String> cluster = client.connect();
+        return new RedisConsoleModel(baton, cluster.sync(), () -> {
+          cluster.close();
+          client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }, shown);
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        throw e;
+      }
+    }
+    RedisClient client = RedisClient.create(login(RedisURI.create(uri), user, password, timeout));
+    try {
+      StatefulRedisConnection<String, String> server = client.connect();
+      return new RedisConsoleModel(baton, server.sync(), () -> {
+        server.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }, shown);
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+      throw e;
+    }
+  }
+
+  private static RedisURI login(RedisURI uri, String user, String password, Duration timeout) {
+    uri.setTimeout(timeout);
+    if (user != null) {
+      uri.setUsername(user);
+    }
+    if (password != null) {
+      uri.setPassword(password.toCharArray());
+    }
+    return uri;
   }
 
   @Override
@@ -103,9 +157,8 @@ final class RedisConsoleModel implements ConsoleView {
   /** Every lock's view, in name order; the last picture, marked not synced, when the server cannot be read. */
   private Picture read() {
     try {
-      RedisCommands<String, String> commands = connection.sync();
       Map<String, RedisLockLayout> names = new TreeMap<>();
-      for (String key : scan(commands, "*_lock_token:*")) {
+      for (String key : scan("*_lock_token:*")) {
         Matcher counter = COUNTER.matcher(key);
         if (counter.matches()) {
           names.put(untagged(counter.group(2)),
@@ -117,7 +170,7 @@ final class RedisConsoleModel implements ConsoleView {
         if (locks.size() == MAX_LOCKS) {
           break;
         }
-        locks.add(view(commands, lock.getKey(), lock.getValue()));
+        locks.add(view(lock.getKey(), lock.getValue()));
       }
       return new Picture(List.copyOf(locks), true, null, names.size());
     } catch (RuntimeException e) {
@@ -126,7 +179,7 @@ final class RedisConsoleModel implements ConsoleView {
     }
   }
 
-  private Map<String, Object> view(RedisCommands<String, String> commands, String name, RedisLockLayout layout) {
+  private Map<String, Object> view(String name, RedisLockLayout layout) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("path", name);
     view.put("kind", "mutex");
@@ -153,17 +206,14 @@ final class RedisConsoleModel implements ConsoleView {
     return m.matches() ? m.group(1) : tagged;
   }
 
-  private static List<String> scan(RedisCommands<String, String> commands, String match) {
+  /** The keys matching {@code match}, at most ten times {@link #MAX_LOCKS}; over every master on a cluster. */
+  private List<String> scan(String match) {
     List<String> keys = new ArrayList<>();
-    ScanArgs args = ScanArgs.Builder.matches(match).limit(1000);
-    KeyScanCursor<String> cursor = commands.scan(args);
-    while (true) {
-      keys.addAll(cursor.getKeys());
-      if (cursor.isFinished() || keys.size() > 10 * MAX_LOCKS) {
-        return keys;
-      }
-      cursor = commands.scan(ScanCursor.of(cursor.getCursor()), args);
+    ScanIterator<String> iterator = ScanIterator.scan(commands, ScanArgs.Builder.matches(match).limit(1000));
+    while (iterator.hasNext() && keys.size() <= 10 * MAX_LOCKS) {
+      keys.add(iterator.next());
     }
+    return keys;
   }
 
   private static Map<String, Object> owner(LockOwner o) {
@@ -177,8 +227,8 @@ final class RedisConsoleModel implements ConsoleView {
     poller.shutdownNow();
     try {
       connection.close();
-    } finally {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    } catch (Exception e) {
+      // The console is going away; nothing to tell.
     }
   }
 }

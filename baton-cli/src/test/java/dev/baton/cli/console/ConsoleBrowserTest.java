@@ -10,7 +10,6 @@ import dev.baton.lock.Mutex;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.TestCluster;
-import io.lettuce.core.RedisClient;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,7 +93,7 @@ class ConsoleBrowserTest {
     try (EmbeddedRedis redis = EmbeddedRedis.start();
          RedisBaton reader = RedisBaton.connect(redis.uri());
          RedisBaton holder = RedisBaton.connect(redis.uri());
-         ConsoleServer server = new ConsoleServer(new RedisConsoleModel(reader, RedisClient.create(redis.uri()), redis.uri()),
+         ConsoleServer server = new ConsoleServer(RedisConsoleModel.open(reader, redis.uri(), null, null, Duration.ofSeconds(10)),
              new InetSocketAddress("127.0.0.1", 0), ConsoleAccess.of(java.util.List.of(), TOKEN, false), null)) {
       server.start(Duration.ofSeconds(10));
       AtomicReference<Lease> lease = new AtomicReference<>();

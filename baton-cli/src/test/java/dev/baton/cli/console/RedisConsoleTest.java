@@ -13,7 +13,6 @@ import dev.baton.lock.Lease;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisLockLayout;
 import dev.baton.redis.RedisMutexOptions;
-import io.lettuce.core.RedisClient;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -60,7 +59,11 @@ class RedisConsoleTest {
   }
 
   private static ConsoleServer console(ConsoleAccess access) throws Exception {
-    ConsoleServer server = new ConsoleServer(new RedisConsoleModel(baton, RedisClient.create(redis.uri()), redis.uri()),
+    return console(baton, redis.uri(), access);
+  }
+
+  private static ConsoleServer console(RedisBaton reader, String uri, ConsoleAccess access) throws Exception {
+    ConsoleServer server = new ConsoleServer(RedisConsoleModel.open(reader, uri, null, null, Duration.ofSeconds(10)),
         new InetSocketAddress("127.0.0.1", 0), access, null);
     server.start(Duration.ofSeconds(10));
     return server;
@@ -231,6 +234,33 @@ class RedisConsoleTest {
     }
   }
 
+  /** A Redis Cluster: the SCAN goes over every master, each lock is read from its slot's master. */
+  @Test
+  void onARedisCluster_locksOnEveryMasterAreShown() throws Exception {
+    try (dev.baton.embedded.EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3);
+         RedisBaton client = RedisBaton.connect(cluster.uri());
+         ConsoleServer server = console(client, cluster.uri(), ConsoleAccess.loopback())) {
+      List<Lease> leases = new java.util.ArrayList<>();
+      List<String> names = List.of("orders", "stock", "payments", "invoices", "refunds", "returns");
+      for (String name : names) {
+        leases.add(client.mutex(name).acquire(Duration.ofSeconds(10)));
+      }
+      try {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+          JsonNode state = state(server);
+          for (int i = 0; i < names.size(); i++) {
+            JsonNode lock = lock(state, names.get(i));
+            assertThat(lock).as(names.get(i) + " in " + state).isNotNull();
+            assertThat(lock.get("holders").get(0).get("token").asLong()).isEqualTo(leases.get(i).fencingToken());
+            assertThat(lock.get("expiresAtMillis").asLong()).isPositive();
+          }
+        });
+      } finally {
+        leases.forEach(Lease::close);
+      }
+    }
+  }
+
   @Test
   void theUriIsPrintedWithoutItsPassword() {
     assertThat(ConsoleCommand.shown("redis://app:hunter2@127.0.0.1:6379/0")).isEqualTo("redis://127.0.0.1:6379/0");
@@ -244,7 +274,6 @@ class RedisConsoleTest {
       "--redis redis://127.0.0.1:1 --connect 127.0.0.1:2181|--connect is for a ZooKeeper console",
       "--redis redis://127.0.0.1:1 --root /shop|--root is for a ZooKeeper console",
       "--redis redis://127.0.0.1:1 --config /config|--config is for a ZooKeeper console",
-      "--redis redis-cluster://127.0.0.1:1|not a cluster",
       "--redis http://[oops|--redis must be a Redis URI",
       "--redis-user app --connect 127.0.0.1:1|--redis-user needs --redis URI",
       "--redis redis://127.0.0.1:1 --host 0.0.0.0|beyond loopback",
