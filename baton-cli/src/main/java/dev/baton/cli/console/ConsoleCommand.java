@@ -6,9 +6,14 @@ import dev.baton.cli.ConnectOptions;
 import dev.baton.cli.LockCommand;
 import dev.baton.cli.UntilStopped;
 import dev.baton.Baton;
+import dev.baton.BatonException;
+import dev.baton.cli.DurationConverter;
+import dev.baton.cli.RedisConnectOptions;
+import dev.baton.redis.RedisBaton;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import javax.net.ssl.SSLContext;
@@ -26,6 +31,8 @@ import picocli.CommandLine.Spec;
         + " and the connection's state. It stands on one watch of the tree: nothing is polled. With"
         + " --allow-writes operators can revoke a lock (cooperatively) from the page, with this client's own"
         + " ZooKeeper credentials. Runs until Ctrl-C.",
+        "With --redis it shows the Baton locks of a Redis server instead (both key layouts, plain and"
+        + " Redisson's): holder, fencing token, time left on the lock, waiters; read again every second, read only.",
         "It answers only to allowed Host names, refuses API requests from other sites' pages (Origin), and,"
         + " with a token, API requests without it. Listening beyond loopback needs a token (--token-file or"
         + " --generate-token); --https-keystore serves HTTPS."})
@@ -57,6 +64,19 @@ public final class ConsoleCommand implements Callable<Integer> {
           + " Without it every write is refused and nothing is written.")
   boolean allowWrites;
 
+  @Option(names = "--redis", paramLabel = "URI",
+      description = "Show the Baton locks of this Redis instead of a ZooKeeper tree: redis://host:port,"
+          + " rediss://host:port (TLS), redis-sentinel://host:port#master, redis-cluster://host1:port1,host2:port2."
+          + " Read only.")
+  String redisUri;
+
+  @Option(names = "--redis-user", paramLabel = "USER", description = "With --redis: the Redis ACL user.")
+  String redisUser;
+
+  @Option(names = "--redis-password", paramLabel = "PASSWORD", defaultValue = "${env:BATON_REDIS_PASSWORD}",
+      description = "With --redis: the Redis password (or set BATON_REDIS_PASSWORD).")
+  String redisPassword;
+
   /** Released by the shutdown hook; tests release it to stop the console. */
   public final CountDownLatch stop = new CountDownLatch(1);
 
@@ -69,9 +89,17 @@ public final class ConsoleCommand implements Callable<Integer> {
       LockCommand.checkPath(root, "--root", "console root", spec);
     }
     configPrefixes.forEach(prefix -> LockCommand.checkPath(prefix, "--config", "config prefix", spec));
+    if (redisUri != null) {
+      checkRedisOptions();
+    } else if (redisUser != null) {
+      throw new ParameterException(spec.commandLine(), "--redis-user needs --redis URI");
+    }
     exposure.check(host, spec);
     SSLContext tls = exposure.tls(spec);
     PrintWriter out = spec.commandLine().getOut();
+    if (redisUri != null) {
+      return onRedis(tls, out);
+    }
     try (Baton baton = connection.open(spec)) {
       ConsoleServer server;
       try {
@@ -95,6 +123,67 @@ public final class ConsoleCommand implements Callable<Integer> {
       }
     }
     return BatonCommand.OK;
+  }
+
+  /** What a console of Redis does not take: it shows locks only, and writes nothing. */
+  private void checkRedisOptions() {
+    var parsed = spec.commandLine().getParseResult();
+    for (String zookeeperOnly : java.util.List.of("--connect", "--root", "--config", "--allow-writes", "--digest",
+        "--session-timeout")) {
+      if (parsed.hasMatchedOption(zookeeperOnly)) {
+        throw new ParameterException(spec.commandLine(), zookeeperOnly + " is for a ZooKeeper console; with --redis"
+            + " the console shows the Redis server's locks, read only");
+      }
+    }
+    RedisConnectOptions.checkUri(redisUri, "--redis", spec);
+  }
+
+  private Integer onRedis(SSLContext tls, PrintWriter out) throws InterruptedException, java.net.UnknownHostException {
+    Duration timeout = connection.connectTimeout;
+    RedisBaton.Builder builder = RedisBaton.builder().uri(redisUri).connectTimeout(timeout);
+    if (redisUser != null) {
+      builder.user(redisUser);
+    }
+    if (redisPassword != null) {
+      builder.password(redisPassword);
+    }
+    RedisBaton baton;
+    try {
+      baton = builder.build();
+    } catch (BatonException | IllegalArgumentException e) {
+      throw new CliException("No Redis server answered at " + redisUri + " within "
+          + DurationConverter.seconds(timeout) + " (" + BatonCommand.describe(e) + ")", e);
+    }
+    try (baton) {
+      String shown = shown(redisUri);
+      ConsoleServer server;
+      try {
+        RedisConsoleModel model = RedisConsoleModel.open(baton, redisUri, redisUser, redisPassword, timeout);
+        server = new ConsoleServer(model, new InetSocketAddress(host, port), exposure.access(host), tls);
+      } catch (IOException e) {
+        throw new CliException("Cannot listen on " + host + ":" + port + " (" + e.getMessage()
+            + "); choose another port with --port");
+      } catch (RuntimeException e) {
+        throw new CliException("Redis at " + shown + ": " + BatonCommand.describe(e), e);
+      }
+      try (server) {
+        server.start(timeout);
+        out.println("Baton console at " + address(server.port(), tls != null) + " showing the locks of " + shown
+            + " (read only)");
+        if (exposure.token() != null && !exposure.tokenGenerated()) {
+          out.println("Open it with the token of --token-file: " + address(server.port(), tls != null) + "#token=TOKEN");
+        }
+        out.println("Press Ctrl-C to stop.");
+        out.flush();
+        UntilStopped.await(stop, "baton-console");
+      }
+    }
+    return BatonCommand.OK;
+  }
+
+  /** The URI as printed: without a password it may carry (redis://user:password@host). */
+  static String shown(String uri) {
+    return uri.replaceAll("//[^/@]*@", "//");
   }
 
   /** The page's address: a name the console answers to, and a generated token, which nobody else knows. */

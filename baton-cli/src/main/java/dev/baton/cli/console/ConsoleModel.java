@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (instances). Nothing is polled: the cache's watch tells of every change, and a recipe's holders
  * and waiters are read again only after a node below it changed.
  */
-public final class ConsoleModel implements AutoCloseable {
+public final class ConsoleModel implements ConsoleView {
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
   private final Baton baton;
@@ -41,7 +41,8 @@ public final class ConsoleModel implements AutoCloseable {
    * Starts following and waits at most {@code initialLoad} for the first copy; {@code onChange}
    * runs after every change of the tree or of the connection.
    */
-  void start(Runnable onChange, Duration initialLoad) {
+  @Override
+  public void start(Runnable onChange, Duration initialLoad) {
     cache.addListener(new CacheListener() {
       @Override
       public void added(CachedNode node) {
@@ -79,7 +80,8 @@ public final class ConsoleModel implements AutoCloseable {
   }
 
   /** The whole picture, JSON-ready; reads only the recipes whose view is stale. */
-  Map<String, Object> snapshot() {
+  @Override
+  public Map<String, Object> snapshot() {
     Map<String, List<Object>> byGroup = new LinkedHashMap<>();
     for (String group : List.of("locks", "elections", "services", "queues", "others")) {
       byGroup.put(group, new ArrayList<>());

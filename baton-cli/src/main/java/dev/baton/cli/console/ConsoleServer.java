@@ -44,7 +44,7 @@ public final class ConsoleServer implements AutoCloseable {
   private static final long PUBLISH_EVERY_MILLIS = 100;
 
   private final Baton baton;
-  private final ConsoleModel model;
+  private final ConsoleView model;
   private final ConsoleConfig config;
   private final boolean allowWrites;
   private final ConsoleAccess access;
@@ -64,8 +64,16 @@ public final class ConsoleServer implements AutoCloseable {
     this(baton, model, config, allowWrites, address, ConsoleAccess.loopback(), null);
   }
 
-  /** As above, with who may use it and, unless {@code tls} is null, HTTPS. */
-  ConsoleServer(Baton baton, ConsoleModel model, ConsoleConfig config, boolean allowWrites, InetSocketAddress address,
+  /**
+   * A console of {@code view} alone (a Redis server's locks): read only, every write refused, with
+   * the same access checks and, unless {@code tls} is null, HTTPS.
+   */
+  ConsoleServer(ConsoleView view, InetSocketAddress address, ConsoleAccess access, SSLContext tls) throws IOException {
+    this(null, view, null, false, address, access, tls);
+  }
+
+  /** As above, with who may use it and, unless {@code tls} is null, HTTPS. {@code baton}: null for a read-only view. */
+  ConsoleServer(Baton baton, ConsoleView model, ConsoleConfig config, boolean allowWrites, InetSocketAddress address,
       ConsoleAccess access, SSLContext tls) throws IOException {
     this.baton = baton;
     this.model = model;
@@ -183,6 +191,10 @@ public final class ConsoleServer implements AutoCloseable {
     String type = exchange.getRequestHeaders().getFirst("Content-Type");
     if (type == null || !type.startsWith("application/json")) {
       respond(exchange, 415, Map.of("error", "send the request as application/json"));
+      return;
+    }
+    if (baton == null) {
+      respond(exchange, 403, Map.of("error", "this console only shows the locks of its store: it cannot " + what));
       return;
     }
     if (!allowWrites) {

@@ -3,7 +3,9 @@ package dev.baton.cli.demo;
 import dev.baton.cli.DurationConverter;
 import dev.baton.cli.BatonCommand;
 import dev.baton.Baton;
+import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.jdbc.JdbcBaton;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisMutexOptions;
@@ -16,8 +18,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code baton demo --compare}: the same flash sale on ZooKeeper and on Redis, then the two
- * failure cases on both ({@link StalledHolderCase}, {@link FailoverCase}), ending with one table.
+ * {@code baton demo --compare}: the same flash sale on ZooKeeper, Redis and PostgreSQL, then the
+ * stalled holder on all three ({@link StalledHolderCase}) and the failed server on ZooKeeper and
+ * Redis ({@link FailoverCase}; a single PostgreSQL has no failover to show), ending with one table.
  * It reports what it saw and asserts nothing: the point is to see the difference, not to pass.
  * Every server is embedded and on loopback, started and stopped here.
  */
@@ -36,21 +39,27 @@ public final class BackendComparison {
 
   int run() {
     List<ComparisonRow> rows = new ArrayList<>();
-    out.printf("Comparing ZooKeeper and Redis: the flash sale (%s items, %d nodes x %d buyers), then two failure cases%n",
+    out.printf("Comparing ZooKeeper, Redis and PostgreSQL: the flash sale (%s items, %d nodes x %d buyers), then two failure cases%n",
         DemoReport.number(settings.items()), settings.nodes(), settings.buyersPerNode());
     out.flush();
     try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().tickTime(Duration.ofMillis(100)).start();
-         EmbeddedRedis redis = EmbeddedRedis.start()) {
+         EmbeddedRedis redis = EmbeddedRedis.start();
+         EmbeddedPostgreSql pg = EmbeddedPostgreSql.start()) {
       step("flash sale on ZooKeeper");
       rows.add(ComparisonRow.sale("ZooKeeper", new FlashSale(settings,
           new DemoBackend.ZooKeeper(zk.connectString(), CONNECT_TIMEOUT)).run()));
       step("flash sale on Redis");
       rows.add(ComparisonRow.sale("Redis", new FlashSale(settings,
           new DemoBackend.Redis(redis.uri(), CONNECT_TIMEOUT, RedisMutexOptions.defaults())).run()));
+      step("flash sale on PostgreSQL");
+      rows.add(ComparisonRow.sale("PostgreSQL", new FlashSale(settings,
+          new DemoBackend.Postgres(pg.url("postgres"), null, null, CONNECT_TIMEOUT)).run()));
       step("a holder stalls past its lease, on ZooKeeper");
       rows.add(stalledOnZooKeeper(zk));
       step("a holder stalls past its lease, on Redis");
       rows.add(stalledOnRedis(redis));
+      step("a holder stalls past its lease, on PostgreSQL");
+      rows.add(stalledOnPostgres(pg));
     }
     step("the ensemble's leader fails while A holds the lock, on ZooKeeper");
     rows.add(FailoverCase.zooKeeper());
@@ -89,6 +98,25 @@ public final class BackendComparison {
       String lock = "baton-compare:stall:lock";
       return StalledHolderCase.run("Redis (TTL " + DurationConverter.seconds(SHORT_LEASE) + ")",
           stalled.mutex(lock), other.mutex(lock), proxy, stock, "baton-compare:stall:stock");
+    }
+  }
+
+  /**
+   * A's client reaches the database through the proxy, with the short lease; B and the stock
+   * directly. A's lease is a row whose expiry the database judges; the stock's UPDATE checks the
+   * token, in the same database.
+   */
+  static ComparisonRow stalledOnPostgres(EmbeddedPostgreSql pg) {
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress(pg.host(), pg.port()));
+         // socketTimeout: a statement A sent into the silence gives up, as a real pause's would on waking.
+         JdbcBaton stalled = JdbcBaton.builder()
+             .url("jdbc:postgresql://" + proxy.connectString() + "/postgres?user=postgres&socketTimeout=5")
+             .leaseTtl(SHORT_LEASE).createSchema(true).build();
+         JdbcBaton other = JdbcBaton.builder().url(pg.url("postgres")).createSchema(true).build();
+         StockStore stock = PostgresStock.connect(pg.url("postgres"), null, null, CONNECT_TIMEOUT, 2)) {
+      String lock = "baton-compare/stall/lock";
+      return StalledHolderCase.run("PostgreSQL (TTL " + DurationConverter.seconds(SHORT_LEASE) + ")",
+          stalled.mutex(lock), other.mutex(lock), proxy, stock, "baton-compare/stall/stock");
     }
   }
 

@@ -4,18 +4,19 @@ import dev.baton.cli.CliException;
 import dev.baton.Baton;
 import dev.baton.atomic.Counter;
 import dev.baton.lock.Mutex;
+import dev.baton.jdbc.JdbcBaton;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisMutexOptions;
 import java.time.Duration;
 
 /**
  * Where the flash sale runs: the lock service the buyers lock with, and the store beside it that
- * keeps the stock. The sale's code is the same on both; only the names differ (ZooKeeper paths,
- * Redis keys).
+ * keeps the stock. The sale's code is the same on every backend; only the names differ (ZooKeeper
+ * paths, Redis keys, PostgreSQL rows).
  */
 public interface DemoBackend {
 
-  /** {@code ZooKeeper} or {@code Redis}, for reports. */
+  /** {@code ZooKeeper}, {@code Redis} or {@code PostgreSQL}, for reports. */
   String label();
 
   /** The server's address, as the user would pass it back to {@code baton}. */
@@ -35,6 +36,11 @@ public interface DemoBackend {
 
   /** The command that shows the lock's queue while the sale runs. */
   String waitersCommand(String lockName);
+
+  /** The header's line that tells how to watch the lock while the sale runs. */
+  default String watchHint(String lockName) {
+    return "Watch the queue meanwhile: " + waitersCommand(lockName);
+  }
 
   /** One application node's clients; closing closes both. */
   record DemoNode(AutoCloseable client, Mutex mutex, StockStore stock) {
@@ -146,6 +152,81 @@ public interface DemoBackend {
     @Override
     public String waitersCommand(String lockName) {
       return "baton lock waiters " + lockName + " --redis " + uri;
+    }
+  }
+
+  /**
+   * The sale on PostgreSQL: locks are Baton's lock rows ({@code baton_lock}, made if missing), the
+   * stock a row of {@link PostgresStock#TABLE} in the same database. {@code user} and {@code
+   * password} may be null (the URL's own).
+   */
+  record Postgres(String url, String user, String password, Duration connectTimeout) implements DemoBackend {
+    /** Connections of one node's stock pool: the buyers of a node mostly wait for the lock, not for a connection. */
+    static final int STOCK_POOL = 4;
+
+    @Override
+    public String label() {
+      return "PostgreSQL";
+    }
+
+    @Override
+    public String address() {
+      return redact(url);
+    }
+
+    @Override
+    public String runRoot(String runId) {
+      return "baton-demo/" + runId;
+    }
+
+    @Override
+    public String child(String root, String name) {
+      return root + "/" + name;
+    }
+
+    @Override
+    public StockStore openStock() {
+      return PostgresStock.connect(url, user, password, connectTimeout, STOCK_POOL);
+    }
+
+    @Override
+    public DemoNode openNode(String lockNameOrNull) {
+      JdbcBaton baton = client().build();
+      return DemoNode.open(baton, () -> lockNameOrNull == null ? null : baton.mutex(lockNameOrNull), this);
+    }
+
+    /** A client of this database that makes Baton's lock table if it is missing. */
+    JdbcBaton.Builder client() {
+      JdbcBaton.Builder builder = JdbcBaton.builder().url(url).connectTimeout(connectTimeout).createSchema(true);
+      if (user != null) {
+        builder.user(user);
+      }
+      if (password != null) {
+        builder.password(password);
+      }
+      return builder;
+    }
+
+    @Override
+    public String waitersCommand(String lockName) {
+      return "SELECT owner, token, expires_at FROM baton_lock WHERE name = '" + lockName + "'";
+    }
+
+    @Override
+    public String watchHint(String lockName) {
+      return "Watch the lock row meanwhile (the database keeps no queue), in psql: " + waitersCommand(lockName);
+    }
+
+    @Override
+    public String toString() {
+      return "Postgres[" + address() + "]"; // never the password
+    }
+
+    /** The URL without its parameters (which may hold a password) nor credentials. */
+    static String redact(String url) {
+      int q = url.indexOf('?');
+      String base = q < 0 ? url : url.substring(0, q);
+      return base.replaceAll("//[^/@]*@", "//");
     }
   }
 }

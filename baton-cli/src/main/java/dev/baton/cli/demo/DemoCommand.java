@@ -5,6 +5,7 @@ import dev.baton.cli.CliException;
 import dev.baton.cli.ConnectOptions;
 import dev.baton.cli.DurationConverter;
 import dev.baton.cli.RedisConnectOptions;
+import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedZooKeeper;
 import dev.baton.redis.RedisMutexOptions;
@@ -36,8 +37,10 @@ import picocli.CommandLine.Spec;
             + " (fsync on) unless --connect is given.",
         "",
         "--backend redis runs the same sale on Redis: an embedded redis-server unless --redis is given."
-            + " --compare runs it on both, then two failure cases on both (a holder stalled past its"
-            + " lease; a server failing right after the grant), and ends with one table."
+            + " --backend postgres runs it on PostgreSQL, the stock a row beside Baton's lock rows: an"
+            + " embedded PostgreSQL unless --jdbc is given. --compare runs it on all three, then two"
+            + " failure cases (a holder stalled past its lease, on all three; a server failing right"
+            + " after the grant), and ends with one table."
     })
 public final class DemoCommand implements Callable<Integer> {
   static final int MAX_NODES = 100;
@@ -78,12 +81,25 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--connect-timeout", defaultValue = "15s", paramLabel = "DURATION",
       converter = DurationConverter.class,
-      description = "With --connect or --redis: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
+      description = "With --connect, --redis or --jdbc: how long to wait for a server to answer. Default: ${DEFAULT-VALUE}.")
   Duration connectTimeout;
 
   @Option(names = "--backend", paramLabel = "BACKEND",
-      description = "zookeeper (default) or redis: where the buyers lock and the stock is kept.")
+      description = "zookeeper (default), redis or postgres: where the buyers lock and the stock is kept.")
   String backendName;
+
+  @Option(names = "--jdbc", paramLabel = "URL",
+      description = "With --backend postgres: use this database (jdbc:postgresql://host:port/database) instead"
+          + " of starting an embedded PostgreSQL. The demo makes Baton's lock table if it is missing, and a"
+          + " table baton_demo_stock that it drops at the end.")
+  String jdbcUrl;
+
+  @Option(names = "--jdbc-user", paramLabel = "USER", description = "With --jdbc: the database user.")
+  String jdbcUser;
+
+  @Option(names = "--jdbc-password", paramLabel = "PASSWORD", defaultValue = "${env:BATON_JDBC_PASSWORD}",
+      description = "With --jdbc: the database password (or set BATON_JDBC_PASSWORD).")
+  String jdbcPassword;
 
   @Option(names = "--redis", paramLabel = "URI",
       description = "With --backend redis: use this Redis (redis://host:port, rediss:// for TLS,"
@@ -91,15 +107,15 @@ public final class DemoCommand implements Callable<Integer> {
   String redisUri;
 
   @Option(names = "--compare",
-      description = "Run the sale on both backends (embedded servers), then the two failure cases on"
-          + " both, and print one table: throughput, p50/p99, overlaps seen, stale writes refused.")
+      description = "Run the sale on every backend (embedded servers), then the failure cases, and print"
+          + " one table: throughput, p50/p99, overlaps seen, stale writes refused.")
   boolean compare;
 
   @Override
   public Integer call() {
     validate();
     SaleMode saleMode = saleMode();
-    boolean onRedis = onRedis();
+    Store store = store();
     FlashSale.Settings settings = new FlashSale.Settings(
         nodes, buyers, items, saleMode, Duration.ofNanos(workMicros * 1_000L), ACQUIRE_TIMEOUT);
     PrintWriter out = spec.commandLine().getOut();
@@ -122,7 +138,18 @@ public final class DemoCommand implements Callable<Integer> {
     try {
       DemoBackend backend;
       String where;
-      if (onRedis) {
+      if (store == Store.POSTGRES) {
+        String url = jdbcUrl;
+        if (url == null) {
+          EmbeddedPostgreSql pg = EmbeddedPostgreSql.start();
+          embedded = pg;
+          url = pg.url("postgres");
+        }
+        DemoBackend.Postgres postgres = new DemoBackend.Postgres(url, jdbcUser, jdbcPassword, connectTimeout);
+        backend = postgres;
+        where = embedded == null ? "PostgreSQL: " + postgres.address()
+            : "PostgreSQL: embedded at " + postgres.address() + " (its files deleted at the end)";
+      } else if (store == Store.REDIS) {
         String uri = redisUri;
         if (uri == null) {
           EmbeddedRedis redis = EmbeddedRedis.start();
@@ -187,40 +214,66 @@ public final class DemoCommand implements Callable<Integer> {
       }
       RedisConnectOptions.checkUri(redisUri, "--redis", spec);
     }
+    if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
+      throw new ParameterException(spec.commandLine(), "--jdbc must be a PostgreSQL JDBC URL such as"
+          + " jdbc:postgresql://127.0.0.1:5432/app, was '" + DemoBackend.Postgres.redact(jdbcUrl) + "'");
+    }
+    if (jdbcUrl == null && jdbcUser != null) {
+      throw new ParameterException(spec.commandLine(), "--jdbc-user needs --jdbc URL");
+    }
     ConnectOptions.checkConnectTimeout(connectTimeout, spec);
   }
 
-  /** {@code --backend}, {@code --redis}, {@code --connect} and {@code --compare} as one choice. */
-  private boolean onRedis() {
+  /** Where the sale runs. */
+  enum Store { ZOOKEEPER, REDIS, POSTGRES }
+
+  /** {@code --backend}, {@code --redis}, {@code --jdbc}, {@code --connect} and {@code --compare} as one choice. */
+  private Store store() {
     String asked = backendName == null ? null : backendName.toLowerCase(java.util.Locale.ROOT);
-    if (asked != null && !asked.equals("zookeeper") && !asked.equals("redis")) {
+    if (asked != null && !asked.equals("zookeeper") && !asked.equals("redis") && !asked.equals("postgres")) {
       throw new ParameterException(spec.commandLine(),
-          "--backend must be zookeeper or redis, was '" + backendName + "'");
+          "--backend must be zookeeper, redis or postgres, was '" + backendName + "'");
     }
     if (compare) {
-      if (asked != null || connect != null || redisUri != null) {
-        throw new ParameterException(spec.commandLine(), "--compare runs on embedded servers of both"
-            + " kinds: it takes none of --backend, --connect, --redis");
+      if (asked != null || connect != null || redisUri != null || jdbcUrl != null) {
+        throw new ParameterException(spec.commandLine(), "--compare runs on embedded servers of every"
+            + " kind: it takes none of --backend, --connect, --redis, --jdbc");
       }
       if (mode != null || noLock) {
         throw new ParameterException(spec.commandLine(),
             "--compare compares the locks: it takes neither --mode nor --no-lock");
       }
-      return false;
+      return Store.ZOOKEEPER;
     }
-    boolean redis = "redis".equals(asked) || (asked == null && redisUri != null);
-    if (redis && connect != null) {
-      throw new ParameterException(spec.commandLine(),
-          "--connect names a ZooKeeper ensemble; with --backend redis use --redis URI");
+    Store store;
+    if (asked != null) {
+      store = Store.valueOf(asked.toUpperCase(java.util.Locale.ROOT));
+    } else if (redisUri != null && jdbcUrl == null) {
+      store = Store.REDIS;
+    } else if (jdbcUrl != null && redisUri == null) {
+      store = Store.POSTGRES;
+    } else {
+      store = Store.ZOOKEEPER;
     }
-    if (!redis && redisUri != null) {
+    if (store != Store.ZOOKEEPER && connect != null) {
+      throw new ParameterException(spec.commandLine(), "--connect names a ZooKeeper ensemble; with --backend "
+          + asked(store) + " use " + (store == Store.REDIS ? "--redis URI" : "--jdbc URL"));
+    }
+    if (store != Store.REDIS && redisUri != null) {
       throw new ParameterException(spec.commandLine(), "--redis needs --backend redis (or no --backend)");
     }
-    if (redis && SaleMode.CAS.option().equalsIgnoreCase(String.valueOf(mode))) {
+    if (store != Store.POSTGRES && jdbcUrl != null) {
+      throw new ParameterException(spec.commandLine(), "--jdbc needs --backend postgres (or no --backend)");
+    }
+    if (store != Store.ZOOKEEPER && SaleMode.CAS.option().equalsIgnoreCase(String.valueOf(mode))) {
       throw new ParameterException(spec.commandLine(),
           "--mode cas runs on ZooKeeper only (Baton's counter is a ZooKeeper recipe); use --backend zookeeper");
     }
-    return redis;
+    return store;
+  }
+
+  private static String asked(Store store) {
+    return store.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   private static void closeQuietly(AutoCloseable closeable) {
@@ -271,7 +324,7 @@ public final class DemoCommand implements Callable<Integer> {
         buyers, guard);
     out.println(where);
     if (saleMode == SaleMode.LOCK) {
-      out.println("Watch the queue meanwhile: " + sale.backend().waitersCommand(sale.lockPath()));
+      out.println(sale.backend().watchHint(sale.lockPath()));
     }
     out.flush();
   }

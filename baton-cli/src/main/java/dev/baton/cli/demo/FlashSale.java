@@ -12,8 +12,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The flash-sale simulation: {@code nodes} application nodes, each a lock client with a session
  * (or connection) of its own and {@code buyersPerNode} buyer threads, sell {@code items} items
- * counted in one ZooKeeper node or Redis key ({@link DemoBackend}). Every run works under a fresh
- * root ({@code /baton-demo/<run-id>}, {@code baton-demo:<run-id>}) and deletes it when done.
+ * counted in one ZooKeeper node, Redis key or PostgreSQL row ({@link DemoBackend}). Every run works
+ * under a fresh root ({@code /baton-demo/<run-id>}, {@code baton-demo:<run-id>}, {@code
+ * baton-demo/<run-id>}) and deletes it when done.
  * Prints nothing; {@link #run()} returns what happened.
  */
 public final class FlashSale {

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The demo's shared resource: a stock count kept where the lock service keeps its data (a
- * ZooKeeper node, or a Redis key), read and written as an application would talk to its
+ * ZooKeeper node, a Redis key, or a PostgreSQL row), read and written as an application would talk to its
  * database. The stored text is {@code "count"} or {@code "count,fence"}: the fence is the highest
  * fencing token a write has stored, and a fenced write with an older token is refused, as a
  * database does with {@code UPDATE ... WHERE fence <= ?}.

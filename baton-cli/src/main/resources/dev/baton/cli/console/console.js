@@ -33,9 +33,9 @@ function seconds(ms) {
   return ms < 10000 ? (ms / 1000).toFixed(1) + ' s' : Math.round(ms / 1000) + ' s';
 }
 
-function ownerLine(owner, now, waiting) {
+function ownerLine(owner, now, waiting, heldWord) {
   const who = owner.host + (owner.pid ? ' pid ' + owner.pid : '') + (owner.thread ? ' ' + owner.thread : '');
-  const since = waiting ? ', waiting ' + seconds(now - owner.queuedAtMillis) : ', queued ' + seconds(now - owner.queuedAtMillis) + ' ago';
+  const since = waiting ? ', waiting ' + seconds(now - owner.queuedAtMillis) : ', ' + (heldWord || 'queued') + ' ' + seconds(now - owner.queuedAtMillis) + ' ago';
   return el('span', who + ' token ' + owner.token + since, 'owner');
 }
 
@@ -105,8 +105,18 @@ function render() {
   connection.className = 'state ' + s.connection;
   const banner = document.getElementById('banner');
   const down = s.connection === 'LOST' || s.connection === 'SUSPENDED' || s.connection === 'DISCONNECTED';
-  banner.hidden = !down;
-  banner.textContent = down ? 'The connection to ZooKeeper is ' + s.connection + ': what you see may be out of date; it reloads once the connection is back.' : '';
+  const store = s.backend || 'ZooKeeper';
+  if (s.backend) {
+    // A store that keeps locks only (Redis): no elections, services, config or queues to show.
+    for (const id of ['elections', 'services', 'config', 'queues']) document.getElementById(id).closest('section').hidden = true;
+    document.querySelector('footer').textContent = 'Read from ' + store + ' every second (server-sent events); times count here, between pictures.';
+  }
+  const notes = [];
+  if (down) notes.push('The connection to ' + store + ' is ' + s.connection + ': what you see may be out of date; it reloads once the connection is back.');
+  if (s.problem) notes.push('The console ' + s.problem + '; showing the last picture read.');
+  if (s.truncated) notes.push('Too many locks: ' + s.truncated + '.');
+  banner.hidden = notes.length === 0;
+  banner.textContent = notes.join(' ');
 
   rows('locks', s.locks, lock => {
     const tr = el('tr');
@@ -115,11 +125,15 @@ function render() {
     const holders = el('td');
     if (lock.kind === 'semaphore') holders.textContent = lock.leases + ' lease nodes';
     else if (!lock.holders || lock.holders.length === 0) holders.append(el('span', 'free', 'empty'));
-    else lock.holders.forEach(o => holders.append(ownerLine(o, now, false)));
+    // On Redis a holder's time is its grant's, by the server's clock.
+    else lock.holders.forEach(o => holders.append(ownerLine(o, now, false, s.backend === 'Redis' ? 'granted' : null)));
+    // Redis: the lock key's time to live, counted down between pictures.
+    if (lock.expiresAtMillis) holders.append(el('span', 'expires in ' + seconds(lock.expiresAtMillis - now), 'expiry'));
+    if (lock.layout) holders.title = lock.layout + ' layout';
     const waiters = el('td');
     (lock.waiters || []).forEach(o => waiters.append(ownerLine(o, now, true)));
     const action = el('td');
-    if (lock.kind === 'mutex' && lock.holders && lock.holders.length > 0) {
+    if (lock.kind === 'mutex' && lock.holders && lock.holders.length > 0 && !s.backend) {
       const button = el('button', 'revoke');
       button.disabled = !s.allowWrites;
       button.title = s.allowWrites ? 'ask the holder to let go' : 'start the console with --allow-writes';

@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
+import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.TestCluster;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -79,6 +81,37 @@ class ConsoleBrowserTest {
         next.close();
       }
       assertThat(Files.size(Path.of("target", "console-screenshot.png"))).isPositive();
+    }
+  }
+
+  /** The Redis console in the browser: the holder with its token and the time left, then free once released. */
+  @Test
+  void theRedisPage_showsTheHolderWithItsExpiry_andFollowsTheRelease() throws Exception {
+    Path browser = Chromium.find().orElse(null);
+    Assumptions.assumeTrue(browser != null,
+        "no chromium on the PATH: the browser test is skipped (apt-get install chromium to run it)");
+    try (EmbeddedRedis redis = EmbeddedRedis.start();
+         RedisBaton reader = RedisBaton.connect(redis.uri());
+         RedisBaton holder = RedisBaton.connect(redis.uri());
+         ConsoleServer server = new ConsoleServer(RedisConsoleModel.open(reader, redis.uri(), null, null, Duration.ofSeconds(10)),
+             new InetSocketAddress("127.0.0.1", 0), ConsoleAccess.of(java.util.List.of(), TOKEN, false), null)) {
+      server.start(Duration.ofSeconds(10));
+      AtomicReference<Lease> lease = new AtomicReference<>();
+      Thread worker = new Thread(() -> lease.set(holder.mutex("sku-42").acquire(Duration.ofSeconds(10))), "checkout-worker-1");
+      worker.start();
+      worker.join();
+
+      try (Chromium page = Chromium.open(browser, "http://127.0.0.1:" + server.port() + "/#token=" + TOKEN)) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(page.text())
+            .contains("sku-42", "checkout-worker-1 token " + lease.get().fencingToken(), "expires in")
+            .contains(redis.uri(), "CONNECTED", "granted", "Read from Redis every second")
+            .doesNotContain("revoke", "Elections"));
+        page.screenshot(Path.of("target", "console-redis-screenshot.png"));
+        lease.get().close();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(page.text())
+            .contains("sku-42", "free")
+            .doesNotContain("checkout-worker-1"));
+      }
     }
   }
 }

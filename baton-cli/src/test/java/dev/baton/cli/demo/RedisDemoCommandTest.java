@@ -52,7 +52,7 @@ class RedisDemoCommandTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "--backend|etcd|--backend must be zookeeper or redis, was 'etcd'",
+      "--backend|etcd|--backend must be zookeeper, redis or postgres, was 'etcd'",
       "--redis|http://[oops|--redis must be a Redis URI",
   })
   void badBackendOptions_areBadUsage_namingTheOption(String option, String value, String message) {
@@ -84,7 +84,7 @@ class RedisDemoCommandTest {
     Cli.Run run = Cli.run("demo", "--compare", "--backend", "redis");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("--compare runs on embedded servers of both kinds");
+    assertThat(run.err()).contains("--compare runs on embedded servers of every kind");
   }
 
   @Test
@@ -159,38 +159,43 @@ class RedisDemoCommandTest {
 
   /**
    * The comparison is run, not asserted, except for what each backend promises: the sales sell
-   * every item once, a stalled holder's late write is refused by the fence on both, ZooKeeper's
-   * lock survives its leader's death with no second holder, and WAIT turns Redis's lost grant into
-   * a failed acquisition. Row 6 (Redis without WAIT) is what the demo is there to show, and its
-   * figures depend on how the failover falls, so only its presence is checked.
+   * every item once, a stalled holder's late write is refused by the fence on all three,
+   * ZooKeeper's lock survives its leader's death with no second holder, and WAIT turns Redis's lost
+   * grant into a failed acquisition. Row 8 (Redis without WAIT) is what the demo is there to show,
+   * and its figures depend on how the failover falls, so only its presence is checked.
    */
   @Test
-  void compare_runsBothBackendsAndBothFailureCases_andPrintsOneTable() {
+  void compare_runsEveryBackendAndTheFailureCases_andPrintsOneTable() {
     Cli.Run run = Cli.run("demo", "--compare", "--nodes", "2", "--buyers", "2", "--items", "100");
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     String out = run.out();
-    assertThat(out).contains("scenario", "sales/s", "p50 ms", "p99 ms", "overlaps", "stale refused");
+    assertThat(out).startsWith("Comparing ZooKeeper, Redis and PostgreSQL")
+        .contains("scenario", "sales/s", "p50 ms", "p99 ms", "overlaps", "stale refused");
     assertThat(row(out, 1)).contains("flash sale", "ZooKeeper");
     assertThat(row(out, 2)).contains("flash sale", "Redis");
-    assertThat(note(out, 1)).isEqualTo("100 sold, 0 left");
-    assertThat(note(out, 2)).isEqualTo("100 sold, 0 left");
-    assertThat(row(out, 3)).contains(StalledHolderCase.SCENARIO, "ZooKeeper");
-    assertThat(counts(out, 3)).containsExactly(0L, 1L);
-    assertThat(row(out, 4)).contains(StalledHolderCase.SCENARIO, "Redis");
-    assertThat(counts(out, 4)).containsExactly(0L, 1L);
-    assertThat(note(out, 3)).contains("refused by the fence");
-    assertThat(note(out, 4)).contains("refused by the fence");
-    assertThat(row(out, 5)).contains(FailoverCase.SCENARIO, "ZooKeeper");
+    assertThat(row(out, 3)).contains("flash sale", "PostgreSQL");
+    for (int sale = 1; sale <= 3; sale++) {
+      assertThat(note(out, sale)).isEqualTo("100 sold, 0 left");
+      assertThat(counts(out, sale)).containsExactly(0L, 0L);
+    }
+    assertThat(row(out, 4)).contains(StalledHolderCase.SCENARIO, "ZooKeeper");
+    assertThat(row(out, 5)).contains(StalledHolderCase.SCENARIO, "Redis");
+    assertThat(row(out, 6)).contains(StalledHolderCase.SCENARIO, "PostgreSQL");
+    for (int stalled = 4; stalled <= 6; stalled++) {
+      assertThat(counts(out, stalled)).containsExactly(0L, 1L);
+      assertThat(note(out, stalled)).contains("refused by the fence");
+    }
+    assertThat(row(out, 7)).contains(FailoverCase.SCENARIO, "ZooKeeper");
     // Never two holders on ZooKeeper. Normally B gets nothing and A's write stands; on a machine
     // so loaded that A's session runs out during the election, B gets the lock only after A's
     // lease ended, and the fence refuses A's late write.
-    assertThat(counts(out, 5)[0]).isZero();
-    assertThat(counts(out, 5)[1]).isEqualTo(note(out, 5).contains("got nothing") ? 0L : 1L);
-    assertThat(row(out, 6)).contains(FailoverCase.SCENARIO, "Redis + Sentinel");
-    assertThat(row(out, 7)).contains("WAIT 1");
-    assertThat(counts(out, 7)).containsExactly(0L, 0L);
-    assertThat(note(out, 7)).contains("A's acquisition FAILED", "0 of the 1 replicas");
+    assertThat(counts(out, 7)[0]).isZero();
+    assertThat(counts(out, 7)[1]).isEqualTo(note(out, 7).contains("got nothing") ? 0L : 1L);
+    assertThat(row(out, 8)).contains(FailoverCase.SCENARIO, "Redis + Sentinel");
+    assertThat(row(out, 9)).contains("WAIT 1");
+    assertThat(counts(out, 9)).containsExactly(0L, 0L);
+    assertThat(note(out, 9)).contains("A's acquisition FAILED", "0 of the 1 replicas");
   }
 
   private static String row(String out, int number) {
