@@ -204,7 +204,8 @@ abstract class ChaosBackend extends ContractBackendExtension implements AutoClos
 
     @Override
     public Set<Feature> features() {
-      return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+      return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.SEMAPHORE,
+          Feature.READ_WRITE_LOCK, Feature.COUNTER);
     }
 
     @Override
