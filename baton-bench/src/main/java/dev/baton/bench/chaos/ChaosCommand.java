@@ -101,7 +101,7 @@ public final class ChaosCommand {
     System.setProperty(ChaosSchedule.DURATION_PROPERTY, options.duration().toMillis() + "ms");
     ChaosRun run = ChaosRun.fromProperties(options.seed(), DEFAULT_DURATION, replay);
     try (ChaosBackend backend = ChaosBackend.named(name).begin()) {
-      return new CoordinatorChaos(backend, run).run();
+      return new CoordinatorChaos(backend.fixture(), run).run();
     }
   }
 
