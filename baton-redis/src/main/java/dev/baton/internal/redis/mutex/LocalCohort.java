@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -27,15 +29,33 @@ import java.util.function.Supplier;
 final class LocalCohort implements RedisSession.LocalQueue {
   private final RedisLockMutex mutex;
   private final RedisSession session;
+  private final Function<Thread, Queued> queue;
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
-  private Acquisition queueing;
+  private Queued queueing;
   private RedisHold hold;
   private boolean inUse;
   private int served;
 
   LocalCohort(RedisLockMutex mutex, RedisSession session) {
+    this(mutex, session, null);
+  }
+
+  /**
+   * With {@code queue} standing in for the queueing in Redis ({@code null}: an {@link Acquisition}), so
+   * that a model-checking test can play Redis's part in memory.
+   */
+  LocalCohort(RedisLockMutex mutex, RedisSession session, Function<Thread, Queued> queue) {
     this.mutex = mutex;
     this.session = session;
+    this.queue = queue != null ? queue : this::queueInRedis;
+  }
+
+  /** One place queued for in Redis on behalf of the waiters: its grant, and how to withdraw it. */
+  record Queued(CompletableFuture<RedisHold> granted, Consumer<Throwable> giveUp) {}
+
+  private Queued queueInRedis(Thread thread) {
+    Acquisition acquisition = new Acquisition(mutex, session, thread, true);
+    return new Queued(acquisition.start(-1), acquisition::giveUp);
   }
 
   private static final class LocalWaiter {
@@ -92,12 +112,12 @@ final class LocalCohort implements RedisSession.LocalQueue {
   }
 
   private void startQueueing(Thread thread) {
-    Acquisition acquisition = new Acquisition(mutex, session, thread, true);
+    Queued acquisition = queue.apply(thread);
     queueing = acquisition;
-    acquisition.start(-1).whenComplete((granted, error) -> onQueued(acquisition, granted, error));
+    acquisition.granted().whenComplete((granted, error) -> onQueued(acquisition, granted, error));
   }
 
-  private void onQueued(Acquisition acquisition, RedisHold granted, Throwable error) {
+  private void onQueued(Queued acquisition, RedisHold granted, Throwable error) {
     List<LocalWaiter> failed = List.of();
     Grant grant = null;
     synchronized (this) {
@@ -175,7 +195,7 @@ final class LocalCohort implements RedisSession.LocalQueue {
   }
 
   private void withdraw(LocalWaiter waiter) {
-    Acquisition abandoned = null;
+    Queued abandoned = null;
     synchronized (this) {
       waiting.remove(waiter);
       if (waiting.isEmpty() && queueing != null && !inUse) {
@@ -185,7 +205,7 @@ final class LocalCohort implements RedisSession.LocalQueue {
       }
     }
     if (abandoned != null) {
-      abandoned.giveUp(new CancellationException("no thread of this client waits for " + mutex.path() + " any more"));
+      abandoned.giveUp().accept(new CancellationException("no thread of this client waits for " + mutex.path() + " any more"));
     }
   }
 
