@@ -1,0 +1,147 @@
+package dev.baton.internal.redis;
+
+import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.lock.LeaseState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A lease's listeners and the order they hear its changes ({@link LeaseHold}), model-checked:
+ * listeners are added and taken off (a tenure's end: removed, then told RELEASED) while the
+ * connection drops and the holder releases, on several threads. Whatever the interleaving, a
+ * listener is told by one thread at a time, hears the changes in the order they happened (SUSPECT
+ * before RELEASED, never twice), and nothing after RELEASED.
+ */
+@Param(name = "slot", gen = IntGen.class, conf = "0:1")
+public class LeaseHoldLincheckTest {
+  private static EmbeddedRedis redis;
+  private static RedisSession session; // only for the hold's settings: nothing is sent to Redis
+
+  @BeforeAll
+  static void start() {
+    redis = EmbeddedRedis.start();
+    session = RedisSession.open(new RedisSettings(redis.uri(), null, null, false, null, null, Duration.ofSeconds(2),
+        Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(3)));
+  }
+
+  @AfterAll
+  static void stop() {
+    session.close();
+    redis.close();
+  }
+
+  /** A grant whose release Redis answers at once, in memory. */
+  private static final class Hold extends LeaseHold {
+    Hold() {
+      super(session, "checked", 1, Duration.ofSeconds(60), true, System.nanoTime());
+    }
+
+    @Override
+    protected CompletableFuture<Long> renewCommand(boolean extend) {
+      return CompletableFuture.completedFuture(1L);
+    }
+
+    @Override
+    protected CompletableFuture<?> releaseCommand() {
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** One listener: what it heard, and whether two threads told it at once. */
+  private static final class Heard {
+    final List<LeaseState> states = new ArrayList<>();
+    Object registration;
+    boolean added;
+    boolean ended;
+    private boolean telling;
+    String violation;
+
+    void stateChanged(LeaseState state) {
+      if (telling) {
+        violation = "told by two threads at once";
+      }
+      telling = true;
+      if (!states.isEmpty() && states.get(states.size() - 1) == LeaseState.RELEASED) {
+        violation = "heard " + state + " after RELEASED";
+      } else if (states.contains(state)) {
+        violation = "heard " + state + " twice";
+      } else if (state == LeaseState.SUSPECT && states.contains(LeaseState.RELEASED)) {
+        violation = "heard SUSPECT after RELEASED";
+      }
+      states.add(state);
+      telling = false;
+    }
+  }
+
+  private final Hold hold = new Hold();
+  private final Heard[] slots = {new Heard(), new Heard()};
+
+  @Operation
+  public void addListener(@Param(name = "slot") int slot) {
+    Heard heard = slots[slot];
+    synchronized (heard) {
+      if (heard.added) {
+        return;
+      }
+      heard.added = true;
+    }
+    Object registration = hold.addListener(null, (lease, state) -> heard.stateChanged(state), Runnable::run);
+    synchronized (heard) {
+      heard.registration = registration;
+    }
+  }
+
+  /** A tenure ends: its listener is taken off, then told RELEASED as its last change (see {@link Tenure#exit}). */
+  @Operation
+  public void endTenure(@Param(name = "slot") int slot) {
+    Heard heard = slots[slot];
+    Object registration;
+    synchronized (heard) {
+      registration = heard.registration;
+      if (registration == null || heard.ended) {
+        return;
+      }
+      heard.ended = true;
+    }
+    hold.removeListener(registration);
+    hold.tellReleased(registration);
+  }
+
+  @Operation
+  public void connectionLost() {
+    hold.connectionLost();
+  }
+
+  @Operation
+  public void release() {
+    hold.release();
+  }
+
+  @Validate
+  public void everyListenerHeardTheChangesInOrder() {
+    for (Heard heard : slots) {
+      if (heard.violation != null) {
+        throw new IllegalStateException(heard.violation + ": " + heard.states);
+      }
+      if (heard.ended && !heard.states.contains(LeaseState.RELEASED)) {
+        throw new IllegalStateException("a listener taken off was not told RELEASED: " + heard.states);
+      }
+    }
+  }
+
+  @Test
+  void modelChecking() {
+    new ModelCheckingOptions().iterations(5).invocationsPerIteration(60).threads(3).actorsPerThread(2)
+        .check(LeaseHoldLincheckTest.class);
+  }
+}
