@@ -1,0 +1,250 @@
+package dev.baton.internal.redis.mutex;
+
+import dev.baton.ClientClosedException;
+import dev.baton.embedded.EmbeddedRedis;
+import dev.baton.internal.redis.RedisSession;
+import dev.baton.internal.redis.RedisSettings;
+import dev.baton.internal.redis.Tenure;
+import dev.baton.redis.RedisMutexOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Redis mutex's local hand-over ({@link LocalCohort}), model-checked: a client's threads acquire,
+ * exit, give up and close while Redis (played in memory, the cohort's {@link LocalCohort.Queued}
+ * seam) grants the place queued for and a connection drops. Whatever the interleaving:
+ *
+ * <ul>
+ *   <li>one tenure at a time is in use, with tokens rising, each within its grant's reservation;
+ *   <li>one acquisition at a time queues in Redis for the cohort;
+ *   <li>once Redis has granted what is queued and every holder has exited, every waiter has been
+ *       served, given up or failed, the cohort is idle and the lock is released in Redis.
+ * </ul>
+ *
+ * Violations are recorded where they are seen (some in a future's callback, where a throw would be
+ * swallowed) and reported by the validation after each run.
+ */
+public class LocalCohortLincheckTest {
+  private static final int RESERVED = 2; // a grant serves the holder and one local hand-over
+  private static EmbeddedRedis redis;
+  private static RedisSession session; // only for the holds' settings: nothing is sent to Redis
+  private static RedisLockMutex mutex;
+
+  @BeforeAll
+  static void start() {
+    redis = EmbeddedRedis.start();
+    session = RedisSession.open(new RedisSettings(redis.uri(), null, null, false, null, null, Duration.ofSeconds(2),
+        Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(3)));
+    mutex = new RedisLockMutex(session, "checked", RedisMutexOptions.defaults().withLocalHandOver(RESERVED - 1));
+  }
+
+  @AfterAll
+  static void stop() {
+    session.close();
+    redis.close();
+  }
+
+  private final Object redisSide = new Object(); // guards the fields below: Redis and the observers' records
+  private final LocalCohort cohort = new LocalCohort(mutex, session, this::queue);
+  private final List<CompletableFuture<Tenure>> waiters = new ArrayList<>();
+  private final List<CompletableFuture<RedisHold>> queued = new ArrayList<>();
+  private final List<String> violations = new ArrayList<>();
+  private FakeHold key; // the hold whose grant the lock's key holds
+  private long nextToken = 1;
+  private boolean closed;
+  private Tenure inUse;
+  private long lastToken;
+
+  /** A grant in Redis whose release frees the key in memory. */
+  private final class FakeHold extends RedisHold {
+    FakeHold(long token) {
+      super(mutex, session, "owner:" + token, "value:" + token, token, RESERVED, System.nanoTime());
+    }
+
+    @Override
+    protected CompletableFuture<?> releaseCommand() {
+      synchronized (redisSide) {
+        if (key == this) {
+          key = null;
+        }
+      }
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** The cohort queues in Redis. */
+  private LocalCohort.Queued queue(Thread thread) {
+    CompletableFuture<RedisHold> granted = new CompletableFuture<>();
+    synchronized (redisSide) {
+      if (queued.stream().anyMatch(q -> !q.isDone())) {
+        violations.add("a second acquisition queued beside one still queueing");
+      }
+      if (closed) {
+        granted.completeExceptionally(session.closedException());
+      }
+      queued.add(granted);
+    }
+    return new LocalCohort.Queued(granted, granted::completeExceptionally);
+  }
+
+  // ---- what the client's threads do ---------------------------------------------------------
+
+  @Operation
+  public void acquire() {
+    CompletableFuture<Tenure> waiter = cohort.acquire(Thread.currentThread(), -1, IllegalStateException::new);
+    synchronized (redisSide) {
+      waiters.add(waiter);
+    }
+    waiter.thenAccept(this::began);
+  }
+
+  private void began(Tenure tenure) {
+    synchronized (redisSide) {
+      if (inUse != null) {
+        violations.add("tenure " + tenure.token() + " began while " + inUse.token() + " was in use");
+      }
+      if (tenure.token() <= lastToken) {
+        violations.add("token " + tenure.token() + " after " + lastToken);
+      }
+      long first = tenure.hold().token();
+      if (tenure.token() < first || tenure.token() >= first + RESERVED) {
+        violations.add("token " + tenure.token() + " outside its grant's reservation from " + first);
+      }
+      inUse = tenure;
+      lastToken = tenure.token();
+    }
+  }
+
+  /** The holder exits its tenure. */
+  @Operation
+  public void exit() {
+    Tenure tenure;
+    synchronized (redisSide) {
+      tenure = inUse;
+      inUse = null;
+    }
+    if (tenure != null) {
+      tenure.exit();
+    }
+  }
+
+  /** The first waiter still waiting gives up (cancels its future). */
+  @Operation
+  public void giveUp() {
+    CompletableFuture<Tenure> waiter;
+    synchronized (redisSide) {
+      waiter = waiters.stream().filter(w -> !w.isDone()).findFirst().orElse(null);
+    }
+    if (waiter != null) {
+      waiter.cancel(false);
+    }
+  }
+
+  /** The client closes, as {@link RedisSession#close()} does: waiters fail, acquisitions give up, holds are released. */
+  @Operation
+  public void close() {
+    List<CompletableFuture<RedisHold>> pending;
+    FakeHold held;
+    synchronized (redisSide) {
+      closed = true;
+      pending = List.copyOf(queued);
+      held = key;
+    }
+    ClientClosedException error = session.closedException();
+    cohort.failAll(error);
+    pending.forEach(q -> q.completeExceptionally(error));
+    if (held != null) {
+      held.releaseOnClose();
+    }
+  }
+
+  // ---- what Redis does -------------------------------------------------------------------------
+
+  /** Redis grants the acquisition queued, if the key is free. */
+  @Operation
+  public void grant() {
+    grantQueued();
+  }
+
+  private boolean grantQueued() {
+    CompletableFuture<RedisHold> next;
+    FakeHold hold;
+    synchronized (redisSide) {
+      next = queued.stream().filter(q -> !q.isDone()).findFirst().orElse(null);
+      if (next == null || key != null) {
+        return false;
+      }
+      hold = new FakeHold(nextToken);
+      nextToken += RESERVED;
+      key = hold;
+    }
+    if (!next.complete(hold)) {
+      hold.release(); // given up meanwhile: the acquisition withdraws what it was granted
+    }
+    return true;
+  }
+
+  /** The connection drops: the hold in use is SUSPECT, and is no longer handed on. */
+  @Operation
+  public void connectionLost() {
+    FakeHold held;
+    synchronized (redisSide) {
+      held = key;
+    }
+    if (held != null) {
+      held.connectionLost();
+    }
+  }
+
+  @Validate
+  public void everyWaiterServedAndTheLockReleased() {
+    // Quiescence: the holders exit and Redis grants what is queued, until neither is left to do.
+    for (int i = 0; i < 100; i++) {
+      boolean holding;
+      synchronized (redisSide) {
+        holding = inUse != null;
+      }
+      if (holding) {
+        exit();
+      } else if (!grantQueued()) {
+        break;
+      }
+    }
+    synchronized (redisSide) {
+      if (!violations.isEmpty()) {
+        throw new IllegalStateException(String.join("; ", violations));
+      }
+      long stranded = waiters.stream().filter(w -> !w.isDone()).count();
+      if (stranded > 0) {
+        throw new IllegalStateException(stranded + " waiter(s) stranded: nothing queued for them, nothing held");
+      }
+      if (cohort.busy()) {
+        throw new IllegalStateException("the cohort is still busy with nobody waiting");
+      }
+      if (key != null) {
+        throw new IllegalStateException("the lock is still held in Redis by token " + key.token());
+      }
+    }
+  }
+
+  @Test
+  void modelChecking() {
+    new ModelCheckingOptions().iterations(6).invocationsPerIteration(100).threads(3).actorsPerThread(3)
+        .check(LocalCohortLincheckTest.class);
+  }
+
+  @Test
+  void stress() {
+    new StressOptions().iterations(5).invocationsPerIteration(200).threads(3).actorsPerThread(3)
+        .check(LocalCohortLincheckTest.class);
+  }
+}
