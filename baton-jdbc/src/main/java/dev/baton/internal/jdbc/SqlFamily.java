@@ -65,6 +65,21 @@ public enum SqlFamily {
     String upsertValue(String table) {
       return "INSERT INTO " + table + " (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
     }
+
+    @Override
+    boolean isMissingTable(SQLException e) {
+      return "42P01".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isMissingColumn(SQLException e) {
+      return "42703".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isDenied(SQLException e) {
+      return "42501".equals(e.getSQLState());
+    }
   },
 
   MYSQL {
@@ -142,6 +157,22 @@ public enum SqlFamily {
     String upsertValue(String table) {
       return "INSERT INTO " + table + " (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)";
     }
+
+    @Override
+    boolean isMissingTable(SQLException e) {
+      return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isMissingColumn(SQLException e) {
+      return e.getErrorCode() == 1054 || "42S22".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isDenied(SQLException e) {
+      int code = e.getErrorCode();
+      return code == 1142 || code == 1143 || code == 1044 || code == 1045;
+    }
   };
 
   /** The database's clock. */
@@ -167,6 +198,15 @@ public enum SqlFamily {
 
   /** Sets the counter row to the second parameter, making it if missing. */
   abstract String upsertValue(String table);
+
+  /** Whether {@code e} says a table does not exist. */
+  abstract boolean isMissingTable(SQLException e);
+
+  /** Whether {@code e} says a column does not exist. */
+  abstract boolean isMissingColumn(SQLException e);
+
+  /** Whether {@code e} says the user may not do what was asked. */
+  abstract boolean isDenied(SQLException e);
 
   /** The SQLState of a value out of a column's range (a {@code BIGINT} overflow), on both families. */
   static boolean isOutOfRange(SQLException e) {
