@@ -8,9 +8,16 @@ import dev.baton.lock.Lease;
 import dev.baton.lock.LockOwner;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -28,6 +35,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 abstract class JdbcShedLockInteropCases {
   private JdbcBaton baton;
   private JdbcTemplateLockProvider shedLock;
+  private String url;
 
   /** A fresh, empty database: the JDBC URL Baton connects to. */
   protected abstract String freshDatabaseUrl();
@@ -37,7 +45,7 @@ abstract class JdbcShedLockInteropCases {
 
   @BeforeEach
   void setUp() {
-    String url = freshDatabaseUrl();
+    url = freshDatabaseUrl();
     baton = JdbcBaton.builder().url(url).shedLockTable("shedlock").createSchema(true)
         .leaseTtl(Duration.ofSeconds(10)).build();
     shedLock = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
@@ -88,6 +96,48 @@ abstract class JdbcShedLockInteropCases {
     try (Lease lease = baton.mutex("crashed").acquire(Duration.ofSeconds(15))) {
       assertThat(lease.isValid()).isTrue();
       assertThat(shedLock("crashed", Duration.ofSeconds(30))).isEmpty();
+    }
+  }
+
+  /**
+   * Two clients taking turns on one name while ShedLock tries it inside every turn: one holder at
+   * a time, and tokens that grow from grant to grant (the fence is bumped with the grant, so a
+   * later grant cannot draw a smaller token).
+   */
+  @Test
+  void racingClientsHoldOneAtATimeWithGrowingTokensAndShedLockStaysOut() throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try (JdbcBaton second = JdbcBaton.builder().url(url).shedLockTable("shedlock").leaseTtl(Duration.ofSeconds(10))
+        .build()) {
+      AtomicInteger inside = new AtomicInteger();
+      List<Long> tokens = new CopyOnWriteArrayList<>();
+      List<String> problems = new CopyOnWriteArrayList<>();
+      List<Future<?>> clients = new ArrayList<>();
+      for (JdbcBaton client : List.of(baton, second)) {
+        clients.add(threads.submit(() -> {
+          for (int round = 0; round < 5; round++) {
+            try (Lease lease = client.mutex("race").acquire(Duration.ofSeconds(30))) {
+              if (inside.incrementAndGet() != 1) {
+                problems.add("two Baton holders at once");
+              }
+              shedLock("race", Duration.ofSeconds(30)).ifPresent(lock -> {
+                problems.add("ShedLock got in beside a Baton holder");
+                lock.unlock();
+              });
+              tokens.add(lease.fencingToken());
+              inside.decrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> client : clients) {
+        client.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(problems).isEmpty();
+      assertThat(tokens).hasSize(10).isSorted().doesNotHaveDuplicates();
+    } finally {
+      threads.shutdownNow();
     }
   }
 
