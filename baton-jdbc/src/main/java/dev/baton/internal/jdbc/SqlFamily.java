@@ -67,6 +67,11 @@ public enum SqlFamily {
     }
 
     @Override
+    void readCommittedNext(Dialect dialect, Connection c) {
+      // READ COMMITTED is PostgreSQL's default, and its statements lock only the rows they change.
+    }
+
+    @Override
     boolean isMissingTable(SQLException e) {
       return "42P01".equals(e.getSQLState());
     }
@@ -159,6 +164,14 @@ public enum SqlFamily {
     }
 
     @Override
+    void readCommittedNext(Dialect dialect, Connection c) throws SQLException {
+      // For the next transaction only: the pooled connection's own level is left as it was.
+      try (PreparedStatement ps = dialect.prepare(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED")) {
+        ps.execute();
+      }
+    }
+
+    @Override
     boolean isMissingTable(SQLException e) {
       return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState());
     }
@@ -198,6 +211,15 @@ public enum SqlFamily {
 
   /** Sets the counter row to the second parameter, making it if missing. */
   abstract String upsertValue(String table);
+
+  /**
+   * Runs the connection's next transaction at READ COMMITTED, so that its {@code UPDATE}s and
+   * {@code DELETE}s lock only the rows they change. The shared recipes' transactions need no more
+   * (their grants serialize on the name's header row, whatever the level); MySQL's default,
+   * REPEATABLE READ, would lock every row of the name a statement scans, the live leases' too, and
+   * hold their renewals back until the transaction commits.
+   */
+  abstract void readCommittedNext(Dialect dialect, Connection c) throws SQLException;
 
   /** Whether {@code e} says a table does not exist. */
   abstract boolean isMissingTable(SQLException e);
