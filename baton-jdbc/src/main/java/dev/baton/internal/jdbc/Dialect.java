@@ -36,10 +36,16 @@ public abstract class Dialect {
     this.table = table;
   }
 
-  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null where not implemented. */
+  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null on another database. */
   public static Dialect shedLock(String product, String table, String fence) {
-    return product.toLowerCase(java.util.Locale.ROOT).contains("postgres") ? new ShedLockPostgresDialect(table, fence)
-        : null;
+    String p = product.toLowerCase(java.util.Locale.ROOT);
+    if (p.contains("postgres")) {
+      return new ShedLockPostgresDialect(table, fence);
+    }
+    if (p.contains("mysql") || p.contains("mariadb")) {
+      return new ShedLockMysqlDialect(table, fence);
+    }
+    return null;
   }
 
   public static Dialect forProduct(String product, String table) {
@@ -253,11 +259,25 @@ public abstract class Dialect {
     return out;
   }
 
-  public abstract boolean isMissingTable(SQLException e);
+  /**
+   * The SQL family this layout's statements are written in, whether or not it offers the recipes'
+   * tables ({@link #family()} is null in ShedLock's layout, which still speaks one family).
+   */
+  protected SqlFamily sqlFamily() {
+    return family();
+  }
 
-  public abstract boolean isMissingColumn(SQLException e);
+  public boolean isMissingTable(SQLException e) {
+    return sqlFamily().isMissingTable(e);
+  }
 
-  public abstract boolean isDenied(SQLException e);
+  public boolean isMissingColumn(SQLException e) {
+    return sqlFamily().isMissingColumn(e);
+  }
+
+  public boolean isDenied(SQLException e) {
+    return sqlFamily().isDenied(e);
+  }
 
   protected static Optional<Row> row(ResultSet rs) throws SQLException {
     if (!rs.next()) {

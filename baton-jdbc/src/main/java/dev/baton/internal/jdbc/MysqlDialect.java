@@ -72,20 +72,4 @@ final class MysqlDialect extends Dialect {
     }
     return new Attempt(false, 0, 0);
   }
-
-  @Override
-  public boolean isMissingTable(SQLException e) {
-    return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isMissingColumn(SQLException e) {
-    return e.getErrorCode() == 1054 || "42S22".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isDenied(SQLException e) {
-    int code = e.getErrorCode();
-    return code == 1142 || code == 1143 || code == 1044 || code == 1045;
-  }
 }

@@ -92,19 +92,4 @@ final class PostgresDialect extends Dialect {
   private static String notifying(String update) {
     return "WITH r AS (" + update + " RETURNING name) SELECT pg_notify(?, ?) FROM r";
   }
-
-  @Override
-  public boolean isMissingTable(SQLException e) {
-    return "42P01".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isMissingColumn(SQLException e) {
-    return "42703".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isDenied(SQLException e) {
-    return "42501".equals(e.getSQLState());
-  }
 }

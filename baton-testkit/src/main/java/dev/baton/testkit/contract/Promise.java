@@ -8,8 +8,10 @@ package dev.baton.testkit.contract;
 public enum Promise {
   /**
    * A lease held while the server is stopped and started again on the same port (quickly, well
-   * within the lease timeout) is still held afterwards: it reads {@code HELD} again and no other
-   * client can take the lock until it is released.
+   * within the lease timeout) is still held afterwards: its own client sees it in the store again,
+   * it reads {@code HELD} (a client that noticed the outage turned it {@code SUSPECT} meanwhile; one
+   * that holds no connection open may not notice a restart between two renewals at all) and no
+   * other client can take the lock until it is released.
    *
    * <p>Declared outcome when not promised: the lease turns {@code LOST} (its listeners hear it)
    * and is never silently {@code HELD} again; another client can then take the lock, with a
