@@ -1,10 +1,9 @@
-package dev.baton.internal.redis.mutex;
+package dev.baton.internal.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.BatonInterruptedException;
-import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.AcquireTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +37,7 @@ class WaitForInterruptTest {
   void aTryOnceRefusedAsTheCallerIsInterrupted_throwsBatonInterruptedException_andKeepsTheFlag() {
     CompletableFuture<Tenure> refused = endedAsItIsInterrupted(f -> f.complete(null));
 
-    assertThatThrownBy(() -> RedisLockMutex.waitFor(refused, "refused"))
+    assertThatThrownBy(() -> QueuedAcquisition.await(refused, "refused"))
         .isInstanceOf(BatonInterruptedException.class).hasMessageContaining("refused");
     assertThat(Thread.currentThread().isInterrupted()).isTrue();
   }
@@ -48,7 +47,7 @@ class WaitForInterruptTest {
     CompletableFuture<Tenure> timedOut = endedAsItIsInterrupted(
         f -> f.completeExceptionally(new AcquireTimeoutException("timed", Duration.ofMillis(1))));
 
-    assertThatThrownBy(() -> RedisLockMutex.waitFor(timedOut, "timed"))
+    assertThatThrownBy(() -> QueuedAcquisition.await(timedOut, "timed"))
         .isInstanceOf(BatonInterruptedException.class).hasMessageContaining("timed");
     assertThat(Thread.currentThread().isInterrupted()).isTrue();
   }
