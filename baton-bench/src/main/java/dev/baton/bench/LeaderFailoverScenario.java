@@ -112,8 +112,8 @@ final class LeaderFailoverScenario implements Scenario {
     return new LeaderFailoverScenario(NAME,
         PARTICIPANTS + " sessions, one latch each; the leader's latch closed -> the next one's listener told "
             + "(p50 over the failovers of a round)",
-        List.of(new Side("baton", "Baton LeaderLatch", Role.BATON, c -> new BatonElection<>(
-                PARTICIPANTS, i -> Baton.builder().connectString(c.connectString()).sessionTimeout(Duration.ofSeconds(30))
+        List.of(new Side("baton", "Baton LeaderLatch", Role.BATON, c -> new BatonElection<>(PARTICIPANTS,
+                i -> Baton.builder().connectString(c.connectString()).sessionTimeout(Duration.ofSeconds(30))
                     .connectionTimeout(Duration.ofSeconds(15)).build(), Baton::leaderLatch, Baton::close)),
             new Side("curator", "Curator LeaderLatch", Role.CURATOR, c -> new CuratorElection(c.connectString()))),
         new ZooKeeperBackend());
@@ -251,7 +251,8 @@ final class LeaderFailoverScenario implements Scenario {
   private static long awaitGain(BlockingQueue<Long> gains, Side side, String name) throws Exception {
     Long at = gains.poll(WAIT.toNanos(), TimeUnit.NANOSECONDS);
     if (at == null) {
-      throw new BenchFailure(side.label() + ": nobody was told it leads " + name + " within " + WAIT.toSeconds() + " s");
+      throw new BenchFailure(side.label() + ": nobody was told it leads " + name + " within "
+          + WAIT.toSeconds() + " s");
     }
     return at;
   }

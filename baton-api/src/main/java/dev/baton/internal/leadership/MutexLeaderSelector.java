@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link LeaderSelector} of every backend, over its {@link ElectionQueue} (a {@link Mutex} on
  * Redis and SQL, Curator's {@code LeaderSelector} layout on ZooKeeper): once the lock on the
- * election's name is granted, the task runs on a thread of its own; when the lease turns SUSPECT or LOST, listeners
- * are told and then the task's thread is interrupted; when the task returns, listeners are told
- * (if not yet) and the lock is released, so the next participant leads only after that.
+ * election's name is granted, the task runs on a thread of its own; when the lease turns SUSPECT
+ * or LOST, listeners are told and then the task's thread is interrupted; when the task returns,
+ * listeners are told (if not yet) and the lock is released, so the next participant leads only
+ * after that.
  */
 public final class MutexLeaderSelector extends MutexCandidacy implements LeaderSelector {
   private static final Logger log = LoggerFactory.getLogger(MutexLeaderSelector.class);
