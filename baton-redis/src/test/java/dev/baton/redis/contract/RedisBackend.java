@@ -28,15 +28,17 @@ public final class RedisBackend extends ContractBackendExtension {
   // Also the time Lettuce allows a connection handshake: 500 ms proved too short on a loaded machine.
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
   private final boolean counter;
+  private final boolean persistent;
   private EmbeddedRedis redis;
 
   /** The backend every contract but the counter's runs on: see {@link #withCounter()}. */
   public RedisBackend() {
-    this(false);
+    this(false, false);
   }
 
-  private RedisBackend(boolean counter) {
+  private RedisBackend(boolean counter, boolean persistent) {
     this.counter = counter;
+    this.persistent = persistent;
   }
 
   /**
@@ -49,7 +51,18 @@ public final class RedisBackend extends ContractBackendExtension {
    * Promise#LEASE_KEPT_ACROSS_SERVER_RESTART}).
    */
   public static RedisBackend withCounter() {
-    return new RedisBackend(true);
+    return new RedisBackend(true, false);
+  }
+
+  /**
+   * The backend on a server that logs every write before it answers ({@code --appendonly yes
+   * --appendfsync always}) and so keeps what it acknowledged across {@link #restartServer()} (a
+   * kill and a start on the same files): the counter is declared, since a restart no longer
+   * empties it. Leases are still not promised across a restart: a holder's renewals fail while the
+   * server is down, and it is told so.
+   */
+  public static RedisBackend persistent() {
+    return new RedisBackend(true, true);
   }
 
   @Override
@@ -89,7 +102,8 @@ public final class RedisBackend extends ContractBackendExtension {
 
   @Override
   protected void startServer() {
-    redis = EmbeddedRedis.start();
+    redis = persistent ? EmbeddedRedis.builder().arg("--appendonly", "yes", "--appendfsync", "always").start()
+        : EmbeddedRedis.start();
   }
 
   @Override
