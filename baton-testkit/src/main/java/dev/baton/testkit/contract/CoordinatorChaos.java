@@ -454,19 +454,31 @@ public final class CoordinatorChaos {
               + killed + ")");
         }
         case FAILOVER -> {
-          // Writes acknowledged in this time reach the primary only: the replica promoted next lacks them.
+          // Writes acknowledged from the hold-back on reach the primary only: the replica promoted next
+          // lacks them. The next mutex holder (granted then, so lost in the failover) is kept inside
+          // until half a lease timeout after it, then writes with its token, which the fence must
+          // refuse if a holder granted by the new primary has written.
           Duration behind = Duration.ofMillis(100 + random.nextInt(400));
           List<Excusing> struck = List.of(mutexWork.excusing, readWriteWork.excusing, semaphoreWork.excusing,
               leaderExcusing);
           Window window = openWindow(Window.FAILOVER, struck);
-          fault("failover to a lagging replica", "hold back replication for " + behind.toMillis()
-              + " ms, then kill the primary and promote its replica (failover #" + window.number + ")");
+          PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
           try {
             backend.holdBackReplication();
+            Integer holder = nextMutexHolder(request);
+            fault("failover to a lagging replica", "hold back replication, "
+                + (holder == null ? "no mutex grant meanwhile" : "client-" + holder + " granted the mutex meanwhile")
+                + ", " + behind.toMillis() + " ms more, then kill the primary and promote its replica (failover #"
+                + window.number + ")");
             pause(behind);
             backend.failOver();
           } finally {
             closeWindow(window, struck);
+          }
+          try {
+            pause(leaseTimeout.dividedBy(2));
+          } finally {
+            request.resumed().countDown();
           }
         }
       }
