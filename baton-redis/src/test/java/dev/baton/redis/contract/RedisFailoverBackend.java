@@ -91,7 +91,9 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
   public void holdBackReplication() {
     long acknowledged = on(master, c -> c.sync().waitForReplication(1, TOPOLOGY_WAIT.toMillis()));
     if (acknowledged < 1) {
-      throw new IllegalStateException("the replica did not catch up with the master within " + TOPOLOGY_WAIT);
+      throw new IllegalStateException("the replica did not catch up with the master within " + TOPOLOGY_WAIT
+          + "; the replica says:\n" + on(replica, c -> c.sync().info("replication")) + "\nthe master says:\n"
+          + on(master, c -> c.sync().info("replication")));
     }
     replicationLink.cut();
   }
