@@ -72,7 +72,10 @@ public enum Promise {
    * while the lost lease still reads valid. The lost lease then turns {@code LOST} (its listeners
    * hear it, and it is never {@code HELD} again), its validity does not outlast its lease timeout
    * from the failover, and the new holder's fencing token is strictly larger than the lost one's, so
-   * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write.
+   * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write. The chaos run
+   * ({@link CoordinatorChaos}) fails such a store over again and again where the fixture can ({@link
+   * ContractBackend#canFailOver()}), and counts the overlaps each failover explains apart; they fail
+   * no run, but a stale write the fence accepts does.
    */
   GRANT_KEPT_ACROSS_FAILOVER
 }
