@@ -1,14 +1,14 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.BatonCommand;
-import dev.baton.cli.CliException;
-import dev.baton.cli.ConnectOptions;
-import dev.baton.cli.LockCommand;
-import dev.baton.cli.UntilStopped;
 import dev.baton.Baton;
 import dev.baton.BatonException;
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.RedisConnectOptions;
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.ConnectOptions;
+import dev.baton.cli.command.DurationConverter;
+import dev.baton.cli.command.LockCommand;
+import dev.baton.cli.command.RedisConnectOptions;
+import dev.baton.cli.command.UntilStopped;
 import dev.baton.redis.RedisBaton;
 import java.io.IOException;
 import java.io.PrintWriter;

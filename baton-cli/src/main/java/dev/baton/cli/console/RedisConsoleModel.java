@@ -1,12 +1,12 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.JsonOutput;
+import dev.baton.cli.command.JsonOutput;
+import dev.baton.cli.command.RedisConnectOptions;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisLockLayout;
 import dev.baton.redis.RedisMutexOptions;
-import dev.baton.cli.RedisConnectOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
