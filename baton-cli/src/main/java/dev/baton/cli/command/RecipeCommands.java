@@ -72,18 +72,28 @@ public final class RecipeCommands {
           description = "The lock's path, e.g. /locks/catalog; with --redis or --jdbc, its name.")
       String path;
 
-      abstract String field();
+      private final String field;
+      private final java.util.function.Function<ReadWriteLock, List<LockOwner>> reading;
+      private final java.util.function.UnaryOperator<String> none;
 
-      abstract List<LockOwner> read(ReadWriteLock lock);
-
-      abstract String none();
+      /**
+       * Lists what {@code reading} returns under the JSON field {@code field}; {@code none} says, of
+       * the path, that the list is empty.
+       */
+      Listing(String field, java.util.function.Function<ReadWriteLock, List<LockOwner>> reading,
+          java.util.function.UnaryOperator<String> none) {
+        this.field = field;
+        this.reading = reading;
+        this.none = none;
+      }
 
       @Override
       public Integer call() {
         try (Store opened = store.open(spec, path, "read-write lock path", false)) {
           ReadWriteLock lock = opened.readWriteLock(path);
           opened.expect(path, "read-write lock", NodeKind.READ_WRITE_LOCK);
-          printOwners(spec.commandLine().getOut(), json, path, opened.backend(), field(), read(lock), none());
+          printOwners(spec.commandLine().getOut(), json, path, opened.backend(), field, reading.apply(lock),
+              none.apply(path));
           return BatonCommand.OK;
         }
       }
@@ -92,38 +102,16 @@ public final class RecipeCommands {
     @Command(name = "holders", mixinStandardHelpOptions = true,
         description = "Prints who holds the read-write lock at <path>: the writer, or every reader, one line each.")
     static final class Holders extends Listing {
-      @Override
-      String field() {
-        return "holders";
-      }
-
-      @Override
-      List<LockOwner> read(ReadWriteLock lock) {
-        return lock.holders();
-      }
-
-      @Override
-      String none() {
-        return path + " is free: nobody holds it";
+      Holders() {
+        super("holders", ReadWriteLock::holders, path -> path + " is free: nobody holds it");
       }
     }
 
     @Command(name = "waiters", mixinStandardHelpOptions = true,
         description = "Prints who waits for the read-write lock at <path>, next in line first.")
     static final class Waiters extends Listing {
-      @Override
-      String field() {
-        return "waiters";
-      }
-
-      @Override
-      List<LockOwner> read(ReadWriteLock lock) {
-        return lock.waiters();
-      }
-
-      @Override
-      String none() {
-        return "nobody waits for " + path;
+      Waiters() {
+        super("waiters", ReadWriteLock::waiters, path -> "nobody waits for " + path);
       }
     }
 

@@ -46,13 +46,7 @@ public final class RedisConnectOptions {
   /** Connects, turning a bad URI into a usage error naming the option and no answer into a failure naming the address. */
   RedisBaton open(Duration connectTimeout, CommandSpec spec) {
     checkUri(uri, "--redis", spec);
-    RedisBaton.Builder builder = RedisBaton.builder().uri(uri).connectTimeout(connectTimeout);
-    if (user != null) {
-      builder.user(user);
-    }
-    if (password != null) {
-      builder.password(password);
-    }
+    RedisBaton.Builder builder = builder(uri, user, password, connectTimeout);
     long start = System.nanoTime();
     try {
       return builder.build();
@@ -65,6 +59,33 @@ public final class RedisConnectOptions {
     } catch (BatonException | IllegalArgumentException e) {
       throw new CliException("Redis at " + uri + ": " + BatonCommand.describe(e), e);
     }
+  }
+
+  /** A client of {@code uri}, logged in as {@code user} with {@code password} (either may be null). */
+  public static RedisBaton.Builder builder(String uri, String user, String password, Duration connectTimeout) {
+    RedisBaton.Builder builder = RedisBaton.builder().uri(uri).connectTimeout(connectTimeout);
+    if (user != null) {
+      builder.user(user);
+    }
+    if (password != null) {
+      builder.password(password);
+    }
+    return builder;
+  }
+
+  /**
+   * {@code uri} logged in as {@code user} with {@code password} (either may be null), for the
+   * commands that read keys with a plain Lettuce connection beside Baton's client.
+   */
+  public static RedisURI login(RedisURI uri, String user, String password, Duration timeout) {
+    uri.setTimeout(timeout);
+    if (user != null) {
+      uri.setUsername(user);
+    }
+    if (password != null) {
+      uri.setPassword(password.toCharArray());
+    }
+    return uri;
   }
 
   /** The options for a mutex in the layout asked for; an unknown layout is a usage error. */

@@ -52,15 +52,8 @@ final class RedisTree {
   /** Lists the recipes whose names match the glob {@code pattern} ({@code *} any characters, {@code ?} one). */
   static List<Recipe> list(RedisBaton baton, RedisConnectOptions options, Duration timeout, String pattern) {
     Pattern wanted = glob(pattern);
-    RedisURI uri = RedisURI.create(options.uri);
-    if (options.user != null) {
-      uri.setUsername(options.user);
-    }
-    if (options.password != null) {
-      uri.setPassword(options.password.toCharArray());
-    }
-    uri.setTimeout(timeout);
-    RedisClient client = RedisClient.create(uri);
+    RedisClient client = RedisClient.create(
+        RedisConnectOptions.login(RedisURI.create(options.uri), options.user, options.password, timeout));
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       RedisCommands<String, String> redis = connection.sync();
       // kind -> name -> layout; a TreeMap so that the listing is sorted.

@@ -140,13 +140,7 @@ public final class ConsoleCommand implements Callable<Integer> {
 
   private Integer onRedis(SSLContext tls, PrintWriter out) throws InterruptedException, java.net.UnknownHostException {
     Duration timeout = connection.connectTimeout;
-    RedisBaton.Builder builder = RedisBaton.builder().uri(redisUri).connectTimeout(timeout);
-    if (redisUser != null) {
-      builder.user(redisUser);
-    }
-    if (redisPassword != null) {
-      builder.password(redisPassword);
-    }
+    RedisBaton.Builder builder = RedisConnectOptions.builder(redisUri, redisUser, redisPassword, timeout);
     RedisBaton baton;
     try {
       baton = builder.build();

@@ -84,7 +84,7 @@ final class RedisConsoleModel implements ConsoleView {
       String scheme = uri.startsWith("rediss-cluster://") ? "rediss://" : "redis://";
       List<RedisURI> seeds = new ArrayList<>();
       for (String seed : uri.substring(uri.indexOf("://") + 3).split(",")) {
-        seeds.add(login(RedisURI.create(scheme + seed.trim()), user, password, timeout));
+        seeds.add(RedisConnectOptions.login(RedisURI.create(scheme + seed.trim()), user, password, timeout));
       }
       RedisClusterClient client = RedisClusterClient.create(seeds);
       try {
@@ -98,7 +98,7 @@ final class RedisConsoleModel implements ConsoleView {
         throw e;
       }
     }
-    RedisClient client = RedisClient.create(login(RedisURI.create(uri), user, password, timeout));
+    RedisClient client = RedisClient.create(RedisConnectOptions.login(RedisURI.create(uri), user, password, timeout));
     try {
       StatefulRedisConnection<String, String> server = client.connect();
       return new RedisConsoleModel(baton, server.sync(), () -> {
@@ -109,17 +109,6 @@ final class RedisConsoleModel implements ConsoleView {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       throw e;
     }
-  }
-
-  private static RedisURI login(RedisURI uri, String user, String password, Duration timeout) {
-    uri.setTimeout(timeout);
-    if (user != null) {
-      uri.setUsername(user);
-    }
-    if (password != null) {
-      uri.setPassword(password.toCharArray());
-    }
-    return uri;
   }
 
   @Override
