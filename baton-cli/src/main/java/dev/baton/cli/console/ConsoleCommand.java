@@ -31,8 +31,9 @@ import picocli.CommandLine.Spec;
         + " and the connection's state. It stands on one watch of the tree: nothing is polled. With"
         + " --allow-writes operators can revoke a lock (cooperatively) from the page, with this client's own"
         + " ZooKeeper credentials. Runs until Ctrl-C.",
-        "With --redis it shows the Baton locks of a Redis server instead (both key layouts, plain and"
-        + " Redisson's): holder, fencing token, time left on the lock, waiters; read again every second, read only.",
+        "With --redis it shows the mutexes, read-write locks and semaphores of a Redis server instead (Baton's"
+        + " and Redisson's layouts): holders, fencing tokens, time left on the lock, waiters; read again every"
+        + " second, read only.",
         "It answers only to allowed Host names, refuses API requests from other sites' pages (Origin), and,"
         + " with a token, API requests without it. Listening beyond loopback needs a token (--token-file or"
         + " --generate-token); --https-keystore serves HTTPS."})
