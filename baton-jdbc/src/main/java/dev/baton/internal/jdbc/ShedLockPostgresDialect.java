@@ -124,10 +124,11 @@ final class ShedLockPostgresDialect extends Dialect {
     }
   }
 
+  /** ShedLock's table has no column to mark a row wanted: every release counts as wanted, so its client always yields. */
   @Override
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
+  public Released release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
-    return abandon(c, name, owner, channel, payload);
+    return new Released(abandon(c, name, owner, channel, payload), true);
   }
 
   @Override
