@@ -222,22 +222,34 @@ public final class JdbcHold implements Holding {
    */
   void release() {
     levels.set(0);
-    if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+    if (isFinal()) {
       return;
     }
+    // Before RELEASED is told: a leader latch told so joins again at once, on another thread, and
+    // its waiter must find the name yielded. Until the release's answer says whether another client
+    // wants the row, this client's waiters that queue from now on must not take it back.
+    yieldAfterRelease();
+    if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+      return; // lost meanwhile: the yield just set lapses on its own
+    }
     end();
-    // Until the release's answer says whether another client wants the row, this client's waiters
-    // that queue from now on must not take it back.
-    session.yieldAfterRelease(queueKey);
     background(() -> {
       boolean wanted = freeRow();
       if (wanted || stepDown) {
-        session.yieldAfterRelease(queueKey); // counted from when other clients hear the row is free
+        yieldAfterRelease(); // counted from when other clients hear the row is free
       } else {
         session.stopYielding(queueKey);
       }
       session.released(queueKey);
     });
+  }
+
+  private void yieldAfterRelease() {
+    if (stepDown) {
+      session.yieldAfterStepDown(queueKey);
+    } else {
+      session.yieldAfterRelease(queueKey);
+    }
   }
 
   /** Runs {@code task} on the client's statement threads; once the client has closed them, not at all (the close freed the row). */

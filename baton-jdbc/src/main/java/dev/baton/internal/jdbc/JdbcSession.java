@@ -249,8 +249,20 @@ public final class JdbcSession implements AutoCloseable {
    * answered, so that a lock nobody else wants changes hands within this client at full speed.
    */
   void yieldAfterRelease(String name) {
+    yieldFor(name, yieldNanos());
+  }
+
+  /**
+   * As {@link #yieldAfterRelease}, for a leader stepping down: twice as long (a renewal period, at
+   * most 500 ms), since the next candidate's attempt, woken by the notify, must land within it
+   * however busy its machine, or this client takes the leadership straight back and keeps it.
+   */
+  void yieldAfterStepDown(String name) {
+    yieldFor(name, 2 * yieldNanos());
+  }
+
+  private void yieldFor(String name, long grace) {
     long now = System.nanoTime();
-    long grace = yieldNanos();
     Yield y = yielding.compute(name, (n, old) -> new Yield(old != null ? old.since() : now, now + grace));
     try {
       timer.schedule(() -> yielding.remove(name, y), grace, TimeUnit.NANOSECONDS);
