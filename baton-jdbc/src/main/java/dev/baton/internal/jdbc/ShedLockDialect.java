@@ -102,11 +102,15 @@ abstract class ShedLockDialect extends Dialect {
     }
   }
 
-  /** The token is not in ShedLock's row: a grant is told apart by its owner alone. */
+  /**
+   * The token is not in ShedLock's row: a grant is told apart by its owner alone. ShedLock's table
+   * has no column to mark a row wanted either: every release counts as wanted, so its client always
+   * yields.
+   */
   @Override
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
+  public Released release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
-    return abandon(c, name, owner, channel, payload);
+    return new Released(abandon(c, name, owner, channel, payload), true);
   }
 
   /** The statement that frees the row of an owner, as ShedLock's unlock does (parameters: name, owner pattern). */
