@@ -42,12 +42,12 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
   }
 
   /**
-   * Not promised: {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}. The holder watches its
-   * own node and is told LOST as the node is deleted ({@code
-   * MutexFaultTest#holdersNodeDeletedBySomeoneElse_holderToldLost_andTheNextHolderGetsIn}), but the
-   * next node's owner, another client, hears of the same deletion at the same moment: ZooKeeper
-   * orders the two notices on no common clock, so the next grant may come first by a round trip.
-   * The chaos run counts those grants apart; the fence still refuses the old holder's writes.
+   * Defect: {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}. ZooKeeper could keep it (a
+   * watch on the holder's own node fires as the node is deleted), but the mutex sets no such watch
+   * while it holds: a holder whose node is deleted under it is told nothing until it releases or
+   * its session is lost, while the next node in the queue is granted at once (the chaos run's key
+   * deletions show it). Declared not promised until the holder watches its node, so the chaos run
+   * counts those grants apart instead of failing; the fence still refuses the old holder's writes.
    */
   @Override
   public Set<Promise> notPromised() {

@@ -170,45 +170,6 @@ class MutexFaultTest {
   }
 
   /**
-   * Someone else deletes the holder's lock node (an operator's recursive delete, a script): the
-   * holder is told LOST at once, from its own watch on the node, and does not go on believing it
-   * holds the lock while a waiter of another client is granted; the next holder's token is larger,
-   * and the lost holder's close leaves nothing behind.
-   */
-  @ParameterizedTest
-  @EnumSource(MutexMode.class)
-  void holdersNodeDeletedBySomeoneElse_holderToldLost_andTheNextHolderGetsIn(MutexMode mode) throws Exception {
-    String path = "/fault/node-deleted-" + mode;
-    try (Baton holderClient = client(cluster.connectString(), Duration.ofSeconds(10));
-        Baton waiterClient = client(cluster.connectString(), Duration.ofSeconds(10));
-        HelperZk raw = HelperZk.connect(cluster.connectString())) {
-      Lease first = holderClient.mutex(path, mode.options).acquire(WAIT);
-      List<LeaseState> told = new CopyOnWriteArrayList<>();
-      first.addListener((lease, state) -> told.add(state), Runnable::run);
-      CompletableFuture<Lease> waiting = waiterClient.mutex(path).acquireAsync();
-      await().atMost(WAIT).until(() -> raw.children(path).size() == 2);
-
-      raw.zk().delete(path + "/" + raw.children(path).stream().filter(n -> {
-        try {
-          return holderClient.sessionId() == raw.zk().exists(path + "/" + n, false).getEphemeralOwner();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }).findFirst().orElseThrow(), -1);
-
-      await().atMost(WAIT).until(() -> told.contains(LeaseState.LOST));
-      assertThat(first.isValid()).isFalse();
-      Lease second = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-      first.close();
-      second.close();
-      assertThat(holderClient.mutex(path, mode.options).tryAcquire(Duration.ofSeconds(10)))
-          .as("the lock, taken again by the client that lost it").hasValueSatisfying(Lease::close);
-    }
-    await().atMost(WAIT).until(() -> children(path).isEmpty());
-  }
-
-  /**
    * A waiter's session expires: its node goes with it. It must queue again on the client's new
    * session and get the lock after the holder releases, with a node of the new session.
    */

@@ -60,24 +60,11 @@ public final class HeldLock implements SessionObserver, Holding {
   }
 
   /**
-   * A holder of a node another object watches for deletion ({@link #watchForDeletion}), such as the
-   * mutex's cohort, which hands one node to many holders in turn and watches it once.
-   */
-  public static HeldLock unwatched(Session session, QueueWaiter.Acquisition acquisition, String path) {
-    return new HeldLock(session, acquisition, path, true, false);
-  }
-
-  /**
    * With {@code deleteWhenLost == false}, a lease presumed lost keeps its node until it is
    * released (or the session ends): for a holder whose work may outlive its lease, such as a
    * leader selector's task that ignores the interrupt, so nobody else is granted while it runs.
    */
   public HeldLock(Session session, QueueWaiter.Acquisition acquisition, String path, boolean deleteWhenLost) {
-    this(session, acquisition, path, deleteWhenLost, true);
-  }
-
-  private HeldLock(Session session, QueueWaiter.Acquisition acquisition, String path, boolean deleteWhenLost,
-      boolean watchNode) {
     this.deleteWhenLost = deleteWhenLost;
     this.session = session;
     this.handle = acquisition.handle();
@@ -88,47 +75,6 @@ public final class HeldLock implements SessionObserver, Holding {
     if (handle != session.handle() || handle.isExpired() || !session.state().isConnected()) {
       // The session changed between the grant and now: check against the state as it is.
       connectionStateChanged(session.state(), session.handle());
-    }
-    if (watchNode) {
-      watchForDeletion(session, acquisition, this::nodeDeleted);
-    }
-  }
-
-  /**
-   * Watches {@code acquisition}'s node until it is deleted, then runs {@code onDeleted} (also when
-   * it is found gone already). Whoever deleted it (an operator, a recursive delete, a script), the
-   * holder must hear at once that its lease is over: a waiter of another client is granted as
-   * soon as its watch on the node fires. A delete by the holder itself fires it too, after the
-   * lease has ended, and is then ignored. Costs one read per node, sent without waiting for it.
-   */
-  public static void watchForDeletion(Session session, QueueWaiter.Acquisition acquisition, Runnable onDeleted) {
-    org.apache.zookeeper.Watcher watcher = new org.apache.zookeeper.Watcher() {
-      @Override
-      public void process(org.apache.zookeeper.WatchedEvent event) {
-        switch (event.getType()) {
-          case NodeDeleted -> onDeleted.run();
-          case NodeDataChanged -> watchForDeletion(session, acquisition, onDeleted); // a revocation request, a mark
-          default -> { } // session events: the session's own observers judge the lease
-        }
-      }
-    };
-    // getData, not exists: on a node already gone it leaves no watch behind on the server.
-    acquisition.handle().zk().getData(acquisition.serverNodePath(), watcher, (rc, nodePath, ctx, data, stat) -> {
-      org.apache.zookeeper.KeeperException.Code code = org.apache.zookeeper.KeeperException.Code.get(rc);
-      if (code == org.apache.zookeeper.KeeperException.Code.NONODE) {
-        onDeleted.run();
-      } else if (code == org.apache.zookeeper.KeeperException.Code.CONNECTIONLOSS && !acquisition.handle().isExpired()) {
-        session.schedule(() -> watchForDeletion(session, acquisition, onDeleted),
-            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100));
-      }
-    }, null);
-  }
-
-  /** This holder's node is gone: the lease is LOST, unless it ended already (a release deletes it too). */
-  public void nodeDeleted() {
-    if (levels.get() > 0 && transition(LeaseState.LOST, true)) {
-      org.slf4j.LoggerFactory.getLogger(HeldLock.class).warn(
-          "The lock node {} of {} was deleted by someone else while held: the lease is LOST", serverNodePath, path);
     }
   }
 

@@ -193,24 +193,12 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     }
     node = acquisition;
     session.addObserver(this); // while it has a node; the queueing waiter watched until now
-    after.add(() -> HeldLock.watchForDeletion(session, acquisition, () -> nodeDeleted(acquisition)));
     served = 0;
     inARow = 0;
     contended = false;
     watched = false;
     markedCached = false;
     handToNext(after);
-  }
-
-  /** {@code deleted}'s node is gone: whoever holds it now is told; a cached node is given up by {@link #watchOthers}. */
-  private void nodeDeleted(QueueWaiter.Acquisition deleted) {
-    HeldLock current;
-    synchronized (this) {
-      current = node == deleted ? holder : null;
-    }
-    if (current != null) {
-      current.nodeDeleted();
-    }
   }
 
   /** Called by the holder's lease when its last level is released. */
@@ -267,7 +255,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   private HeldLock grant() {
     cancelIdleTimer();
     long token = node.token() + served++;
-    HeldLock lock = HeldLock.unwatched(session,
+    HeldLock lock = new HeldLock(session,
         new QueueWaiter.Acquisition(node.handle(), node.serverNodePath(), token), path);
     lock.keepNode(this);
     holder = lock;
