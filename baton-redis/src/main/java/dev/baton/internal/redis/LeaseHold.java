@@ -384,8 +384,28 @@ public abstract class LeaseHold implements RedisSession.Held {
     return path + " token " + token + " " + state();
   }
 
-  private record Registered(Lease lease, LeaseListener listener, Executor executor) {
+  private static final class Registered {
+    private final Lease lease;
+    private final LeaseListener listener;
+    private final Executor executor;
+    /** Only the announcing thread reads and writes it (one at a time, see {@link #announce}). */
+    private boolean toldReleased;
+
+    Registered(Lease lease, LeaseListener listener, Executor executor) {
+      this.lease = lease;
+      this.listener = listener;
+      this.executor = executor;
+    }
+
     void tell(LeaseState next) {
+      // A tenure's end tells its listeners RELEASED (tellReleased); the hold's own release (the
+      // client closing under a holder) may have told them already: RELEASED is their last change, once.
+      if (next == LeaseState.RELEASED) {
+        if (toldReleased) {
+          return;
+        }
+        toldReleased = true;
+      }
       try {
         executor.execute(() -> {
           try {
