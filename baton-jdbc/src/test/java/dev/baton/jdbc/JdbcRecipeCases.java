@@ -240,8 +240,10 @@ abstract class JdbcRecipeCases {
     double write50 = shareStatementsPerHandOver(50, true);
     System.out.printf("%s: statements per hand-over: semaphore %.2f with 2 waiters, %.2f with 50;"
         + " write lock %.2f with 2, %.2f with 50%n", client().backend(), semaphore2, semaphore50, write2, write50);
-    assertThat(semaphore50).isLessThanOrEqualTo(semaphore2 + 1).isLessThanOrEqualTo(MAX_SHARE_STATEMENTS_PER_HAND_OVER);
-    assertThat(write50).isLessThanOrEqualTo(write2 + 1).isLessThanOrEqualTo(MAX_SHARE_STATEMENTS_PER_HAND_OVER);
+    // Flat, not equal: with 2 waiters one re-check more or less moves the mean by a whole statement
+    // or two (CI saw 9.0 against 10.9), while a cost that grew with the waiters would be far past this.
+    assertThat(semaphore50).isLessThanOrEqualTo(semaphore2 + GROWTH_SLACK).isLessThanOrEqualTo(MAX_SHARE_STATEMENTS_PER_HAND_OVER);
+    assertThat(write50).isLessThanOrEqualTo(write2 + GROWTH_SLACK).isLessThanOrEqualTo(MAX_SHARE_STATEMENTS_PER_HAND_OVER);
   }
 
   /**
@@ -250,6 +252,9 @@ abstract class JdbcRecipeCases {
    * with 2 waiters, where the waiting client's first attempt weighs more), with room for a re-check.
    */
   private static final double MAX_SHARE_STATEMENTS_PER_HAND_OVER = 16;
+
+  /** How much more a hand-over among 50 waiters may cost than among 2 and still count as not growing. */
+  private static final double GROWTH_SLACK = 3;
 
   private double shareStatementsPerHandOver(int waiters, boolean writeLock) throws Exception {
     JdbcBaton holder = client();
