@@ -10,8 +10,9 @@ import dev.baton.internal.atomic.ZkCounter;
 import dev.baton.internal.cache.ZkCache;
 import dev.baton.internal.barrier.ZkBarrier;
 import dev.baton.internal.barrier.ZkDoubleBarrier;
-import dev.baton.internal.leader.ZkLeaderLatch;
-import dev.baton.internal.leader.ZkLeaderSelector;
+import dev.baton.internal.leader.ZkElectionQueue;
+import dev.baton.internal.leadership.MutexLeaderLatch;
+import dev.baton.internal.leadership.MutexLeaderSelector;
 import dev.baton.internal.lock.Revocation;
 import dev.baton.internal.multilock.MutexMultiLock;
 import dev.baton.internal.lock.ZkMutex;
@@ -325,8 +326,8 @@ public final class Baton implements Coordinator {
   @Override
   public LeaderLatch leaderLatch(String path, String participantId) {
     session.checkOpen();
-    LeaderLatch latch = new ZkLeaderLatch(
-        session, RecipePaths.check(session.settings(), path, "leader latch path", NodeSizes.utf8Length(participantId)),
+    LeaderLatch latch = new MutexLeaderLatch(ZkElectionQueue.latch(session,
+        RecipePaths.check(session.settings(), path, "leader latch path", NodeSizes.utf8Length(participantId))),
         participantId);
     return observation == null ? latch : observation.leaderLatch(latch);
   }
@@ -341,9 +342,9 @@ public final class Baton implements Coordinator {
   @Override
   public LeaderSelector leaderSelector(String path, String participantId, LeaderTask task) {
     session.checkOpen();
-    LeaderSelector selector = new ZkLeaderSelector(
-        session, RecipePaths.check(session.settings(), path, "leader selector path",
-            NodeSizes.utf8Length(participantId)), participantId, task);
+    LeaderSelector selector = new MutexLeaderSelector(ZkElectionQueue.selector(session,
+        RecipePaths.check(session.settings(), path, "leader selector path", NodeSizes.utf8Length(participantId))),
+        participantId, task);
     return observation == null ? selector : observation.leaderSelector(selector);
   }
 

@@ -49,14 +49,14 @@ public final class HelperZk implements AutoCloseable {
     return zk;
   }
 
-  /** The children of {@code path}, sorted; none when the path does not exist. */
+  /** The children of {@code path}, sorted, in a list the caller may change; none when the path does not exist. */
   public List<String> children(String path) throws Exception {
     try {
       List<String> children = new ArrayList<>(zk.getChildren(path, false));
       children.sort(null);
       return children;
     } catch (KeeperException.NoNodeException e) {
-      return List.of();
+      return new ArrayList<>(); // callers filter the list, as DoubleBarrierTest's members() does
     }
   }
 

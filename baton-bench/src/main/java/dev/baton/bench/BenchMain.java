@@ -58,7 +58,7 @@ public final class BenchMain {
   /** Display order; the request count runs first, while the server has seen nothing else. */
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", "redis-mutex-uncontended", "redis-mutex-4x4",
-      "redis-mutex-4x1", "redis-rwlock-read-8", "redis-semaphore-3x8", RedisLeaderFailoverScenario.NAME,
+      "redis-mutex-4x1", "redis-rwlock-read-8", "redis-semaphore-3x8", LeaderFailoverScenario.REDIS_NAME,
       "jdbc-mutex-uncontended", "jdbc-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
@@ -200,7 +200,7 @@ public final class BenchMain {
         1, 1, List.of(new Contender("baton-cached", "Baton Mutex, caching (idle 10 s)", Role.BATON,
             new BatonLibrary(MutexOptions.defaults().withCaching(Duration.ofSeconds(10))), Sharing.PER_CLIENT),
             curatorPlain)));
-    scenarios.add(new LeaderFailoverScenario());
+    scenarios.add(LeaderFailoverScenario.zooKeeper());
     scenarios.add(new ConfigPropagationScenario());
     scenarios.add(new ConfigHistoryScenario());
     scenarios.add(new CacheHeapScenario());
@@ -245,7 +245,7 @@ public final class BenchMain {
                     Role.CURATOR, new RedissonLibrary(RedissonLibrary.Kind.EXPIRABLE_SEMAPHORE_3), Sharing.PER_THREAD),
                 new Contender("redisson-semaphore", "reference: Redisson RSemaphore (permits never expire)",
                     Role.REFERENCE, new RedissonLibrary(RedissonLibrary.Kind.SEMAPHORE_3), Sharing.PER_THREAD))),
-        new RedisLeaderFailoverScenario());
+        LeaderFailoverScenario.redis());
   }
 
   /**

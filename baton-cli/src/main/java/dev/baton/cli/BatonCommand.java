@@ -1,5 +1,16 @@
 package dev.baton.cli;
 
+import dev.baton.cli.command.CacheCommand;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.ConfigCommand;
+import dev.baton.cli.command.ElectionCommand;
+import dev.baton.cli.command.LeaderCommand;
+import dev.baton.cli.command.LibraryLog;
+import dev.baton.cli.command.LockCommand;
+import dev.baton.cli.command.RecipeCommands;
+import dev.baton.cli.command.ServerCommand;
+import dev.baton.cli.command.ServiceCommand;
+import dev.baton.cli.command.TreeCommand;
 import dev.baton.cli.console.ConsoleCommand;
 import dev.baton.cli.demo.DemoCommand;
 import java.io.IOException;
@@ -9,7 +20,6 @@ import java.io.UncheckedIOException;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.AutoComplete;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,6 +28,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
+import picocli.CommandLine;
 
 /**
  * The {@code baton} command line: an embedded ZooKeeper server, the flash-sale demo, and

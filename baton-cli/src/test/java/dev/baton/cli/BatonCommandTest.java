@@ -2,6 +2,8 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.DurationConverter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

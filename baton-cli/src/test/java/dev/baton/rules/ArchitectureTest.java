@@ -77,6 +77,7 @@ class ArchitectureTest {
         .as("packages imported")
         .contains("dev.baton", "dev.baton.lock", "dev.baton.internal.session", "dev.baton.internal.engine",
             "dev.baton.config", "dev.baton.internal.discovery", "dev.baton.embedded", "dev.baton.cli",
+            "dev.baton.cli.command", "dev.baton.cli.demo", "dev.baton.cli.console",
             "dev.baton.cache", "dev.baton.internal.cache",
             "dev.baton.redis", "dev.baton.internal.redis", "dev.baton.internal.redis.mutex");
   }
@@ -213,6 +214,14 @@ class ArchitectureTest {
         .filter(p -> p.startsWith(REDIS_SESSION + "."))
         .map(p -> p.substring(REDIS_SESSION.length() + 1).split("\\.")[0])
         .distinct().sorted().toList();
+  }
+
+  @Test
+  void commandLine_commandsPackage_knowsNeitherTheDemoNorTheConsole() {
+    // The root command alone names them all; the commands are the layer demo and console stand on.
+    noClasses().that().resideInAPackage("dev.baton.cli.command")
+        .should().dependOnClassesThat().resideInAnyPackage("dev.baton.cli.demo", "dev.baton.cli.console")
+        .check(classes);
   }
 
   @Test

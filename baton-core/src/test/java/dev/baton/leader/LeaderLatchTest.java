@@ -225,6 +225,33 @@ class LeaderLatchTest extends ClusterTestSupport {
     assertOneLeaderAtATime();
   }
 
+  /**
+   * The leader's lease is its node's: Curator's revocation request written to the node reaches a
+   * listener made with {@code makeRevocable}, as the leadership it was asked of, and the lease
+   * guards a transaction on the ensemble.
+   */
+  @Test
+  void leadership_isRevocableAndGuardable_asTheLeadersNode() throws Exception {
+    String path = "/latch/revocable";
+    LeaderLatch latch = latch(baton(), path, "a", recorder("a"));
+    assertThat(latch.await(WAIT)).isTrue();
+    Lease leadership = latch.leadership().orElseThrow();
+    List<Lease> asked = new CopyOnWriteArrayList<>();
+    leadership.makeRevocable(asked::add);
+
+    raw.zk().setData(path + "/" + nodeOf(latch, path), "__REVOKE__".getBytes(StandardCharsets.UTF_8), -1);
+    await().atMost(WAIT).until(() -> !asked.isEmpty());
+    assertThat(asked).containsExactly(leadership);
+    assertThat(latch.hasLeadership()).as("nothing is released by itself").isTrue();
+
+    baton().transaction(Baton.guard(leadership),
+        Op.create("/latch-revocable-write", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+    assertThat(raw.exists("/latch-revocable-write")).isTrue();
+    raw.zk().delete("/latch-revocable-write", -1);
+    latch.close();
+    awaitChildren(path, 0);
+  }
+
   private static String nodeOf(LeaderLatch latch, String path) throws Exception {
     long token = latch.leadership().orElseThrow().fencingToken();
     for (String child : raw.children(path)) {

@@ -496,7 +496,9 @@ public final class JdbcBaton implements Coordinator {
      * names exclude each other; configure ShedLock with {@code usingDbTime()}, so both judge {@code
      * lock_until} by the database's clock in UTC. Fencing tokens are kept in {@code <prefix>fence}.
      * ShedLock does not announce its releases, so waiters re-check on a back-off (at most a second).
-     * PostgreSQL only so far. Lock names are at most 64 characters there (ShedLock's column).
+     * On PostgreSQL and MySQL/MariaDB. Lock names are at most 64 characters there (ShedLock's
+     * column); on MySQL they compare by the table's collation, as ShedLock's do (case-insensitive by
+     * default), so names that differ only in case are one lock there.
      */
     public Builder shedLockTable(String table) {
       Objects.requireNonNull(table, "table");
@@ -567,7 +569,7 @@ public final class JdbcBaton implements Coordinator {
         Dialect dialect = shedLockTable == null ? Dialect.forProduct(product, tablePrefix + "lock")
             : Dialect.shedLock(product, shedLockTable, tablePrefix + "fence");
         if (dialect == null && shedLockTable != null) {
-          throw new IllegalArgumentException("The ShedLock layout is implemented on PostgreSQL only so far; "
+          throw new IllegalArgumentException("The ShedLock layout is implemented on PostgreSQL and MySQL/MariaDB; "
               + describe + " is " + product);
         }
         if (dialect == null) {

@@ -1,6 +1,8 @@
 -- Baton's lock table on PostgreSQL (baton-jdbc). Run once, or let JdbcBaton.builder().createSchema(true) do it.
 -- One row per lock name, kept after release: the row is the lock's fencing counter (token only grows),
 -- so do not delete rows of locks that may be used again. owner is NULL while the lock is free;
+-- wanted is set when a client is refused the lock and cleared by the next grant: the holder's client
+-- then lets that client in before taking the lock again itself;
 -- expires_at is judged by the database's clock (now()), never the clients'.
 CREATE TABLE IF NOT EXISTS baton_lock (
   name        VARCHAR(255) NOT NULL PRIMARY KEY,
@@ -10,7 +12,8 @@ CREATE TABLE IF NOT EXISTS baton_lock (
   acquired_at TIMESTAMPTZ,
   host        VARCHAR(255),
   pid         BIGINT,
-  thread      VARCHAR(255)
+  thread      VARCHAR(255),
+  wanted      BOOLEAN      NOT NULL DEFAULT FALSE
 );
 -- The semaphore (baton_semaphore) and the read-write lock (baton_rwlock): one row per lease (kind 'S', 'R' or 'W',
 -- granted) or waiting reader/writer of the read-write lock (granted false), and one header row per name (owner '')

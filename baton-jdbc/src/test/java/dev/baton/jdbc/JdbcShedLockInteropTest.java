@@ -1,95 +1,20 @@
 package dev.baton.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
-import dev.baton.lock.Lease;
-import dev.baton.lock.LockOwner;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
-import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.springframework.jdbc.core.JdbcTemplate;
 
-/**
- * A Baton mutex in ShedLock's table layout and ShedLock's own {@code JdbcTemplateLockProvider}
- * ({@code usingDbTime()}) on the same rows of a real PostgreSQL: each excludes the other.
- */
-class JdbcShedLockInteropTest {
+/** {@link JdbcShedLockInteropCases} on a real PostgreSQL. */
+class JdbcShedLockInteropTest extends JdbcShedLockInteropCases {
   private static final PostgresServer server = PostgresServer.shared();
-  private JdbcBaton baton;
-  private JdbcTemplateLockProvider shedLock;
   private String db;
 
-  @BeforeEach
-  void setUp() {
+  @Override
+  protected String freshDatabaseUrl() {
     db = server.newDatabase();
-    baton = JdbcBaton.builder().url(server.url(db, "")).shedLockTable("shedlock").createSchema(true)
-        .leaseTtl(Duration.ofSeconds(10)).build();
-    DataSource ds = server.dataSource(db);
-    shedLock = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-        .withJdbcTemplate(new JdbcTemplate(ds)).usingDbTime().build());
+    return server.url(db, "");
   }
 
-  @AfterEach
-  void tearDown() {
-    baton.close();
-  }
-
-  private Optional<SimpleLock> shedLock(String name, Duration atMost) {
-    return shedLock.lock(new LockConfiguration(Instant.now(), name, atMost, Duration.ZERO));
-  }
-
-  @Test
-  void aBatonHolderKeepsShedLockOutUntilItReleases() {
-    Lease lease = baton.mutex("nightly-report").acquire(Duration.ofSeconds(5));
-    assertThat(shedLock("nightly-report", Duration.ofSeconds(30))).isEmpty();
-    LockOwner holder = baton.mutex("nightly-report").holder().orElseThrow();
-    assertThat(holder.fencingToken()).isEqualTo(lease.fencingToken());
-    lease.close();
-    await().atMost(Duration.ofSeconds(10)).until(() -> baton.mutex("nightly-report").holder().isEmpty());
-    Optional<SimpleLock> lock = shedLock("nightly-report", Duration.ofSeconds(30));
-    assertThat(lock).isPresent();
-    lock.get().unlock();
-  }
-
-  @Test
-  void aShedLockHolderKeepsBatonOutAndItsUnlockLetsTheWaiterIn() throws Exception {
-    SimpleLock lock = shedLock("sync", Duration.ofSeconds(60)).orElseThrow();
-    assertThat(baton.mutex("sync").tryAcquire(Duration.ZERO)).isEmpty();
-    assertThat(baton.mutex("sync").holder()).get().extracting(LockOwner::host).asString().isNotEmpty();
-    CompletableFuture<Lease> waiting = baton.mutex("sync").acquireAsync();
-    assertThat(baton.mutex("sync").tryAcquire(Duration.ofMillis(300))).isEmpty();
-    lock.unlock();
-    Lease first = waiting.get(10, TimeUnit.SECONDS);
-    assertThat(shedLock("sync", Duration.ofSeconds(60))).isEmpty();
-    first.close();
-    try (Lease second = baton.mutex("sync").acquire(Duration.ofSeconds(10))) {
-      assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-    }
-  }
-
-  @Test
-  void aShedLockHolderThatNeverUnlocksIsOvertakenAtItsLockUntil() {
-    assertThat(shedLock("crashed", Duration.ofSeconds(1))).isPresent(); // and its node dies
-    try (Lease lease = baton.mutex("crashed").acquire(Duration.ofSeconds(15))) {
-      assertThat(lease.isValid()).isTrue();
-      assertThat(shedLock("crashed", Duration.ofSeconds(30))).isEmpty();
-    }
-  }
-
-  @Test
-  void namesLongerThanShedLocksColumnAreRefused() {
-    assertThatThrownBy(() -> baton.mutex("x".repeat(65))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("64");
+  @Override
+  protected DataSource shedLockDataSource() {
+    return server.dataSource(db);
   }
 }

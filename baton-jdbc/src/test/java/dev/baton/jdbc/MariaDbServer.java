@@ -20,8 +20,9 @@ import java.util.stream.Stream;
 /**
  * A real MariaDB (or MySQL) server from the machine's packages ({@code apt-get install
  * mariadb-server}), started once per JVM by {@link #shared()} as a child process on a free
- * loopback port with a temporary data directory and {@code --skip-grant-tables}, and stopped when
- * the JVM exits. {@link #missing()} names what is not installed, for a JUnit assumption.
+ * loopback port with a temporary data directory and {@code --skip-grant-tables}, restartable on
+ * the same data and port ({@link #restart()}), and stopped when the JVM exits. Each test takes a
+ * fresh database ({@link #newDatabase()}). {@link #missing()} names what is not installed, for a JUnit assumption.
  */
 public final class MariaDbServer {
   private static final List<String> SERVER = List.of("mariadbd", "mysqld");
@@ -30,22 +31,29 @@ public final class MariaDbServer {
   private static final AtomicInteger databases = new AtomicInteger();
 
   private final Path dir;
+  private final Path server;
   private final int port;
-  private final Process process;
+  private Process process; // guarded by this
 
   private MariaDbServer(Path server, Path install) throws IOException {
+    this.server = server;
     dir = Files.createTempDirectory("baton-jdbc-mariadb");
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Path data = dir.resolve("data");
-    run(new ProcessBuilder(install.toString(), "--no-defaults", "--datadir=" + data, "--user=" + user(),
+    run(new ProcessBuilder(install.toString(), "--no-defaults", "--datadir=" + dir.resolve("data"), "--user=" + user(),
         "--auth-root-authentication-method=normal", "--skip-test-db"), "mariadb-install-db");
-    process = new ProcessBuilder(server.toString(), "--no-defaults", "--datadir=" + data,
+    startProcess();
+  }
+
+  /** Starts mariadbd on the data directory and port of this server, and returns once it serves. */
+  private synchronized void startProcess() throws IOException {
+    process = new ProcessBuilder(server.toString(), "--no-defaults", "--datadir=" + dir.resolve("data"),
         "--socket=" + dir.resolve("sock"), "--port=" + port, "--bind-address=127.0.0.1", "--user=" + user(),
         "--skip-grant-tables", "--innodb-buffer-pool-size=32M", "--skip-log-bin",
         "--pid-file=" + dir.resolve("pid"), "--max-connections=300")
-        .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()))
+        .start();
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (true) {
       try (Connection c = DriverManager.getConnection(url("mysql"))) {
@@ -62,6 +70,19 @@ public final class MariaDbServer {
           throw new IllegalStateException(ie);
         }
       }
+    }
+  }
+
+  /**
+   * Stops the server (a clean shutdown: every connection is dropped, committed rows are kept) and
+   * starts it again on the same data directory and port; returns once it serves again.
+   */
+  public synchronized void restart() {
+    stopProcess();
+    try {
+      startProcess();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -115,7 +136,12 @@ public final class MariaDbServer {
     return shared;
   }
 
-  void stop() {
+  synchronized void stop() {
+    stopProcess();
+    deleteTree(dir);
+  }
+
+  private synchronized void stopProcess() {
     process.destroy();
     try {
       process.waitFor(20, TimeUnit.SECONDS);
@@ -123,7 +149,11 @@ public final class MariaDbServer {
       Thread.currentThread().interrupt();
     }
     process.destroyForcibly();
-    deleteTree(dir);
+    try {
+      process.waitFor(10, TimeUnit.SECONDS); // the port and the data directory's lock are free once it is gone
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Deletes the server's files once it is stopped, so that test runs leave nothing in the temp folder. */

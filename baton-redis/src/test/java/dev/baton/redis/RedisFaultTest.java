@@ -244,6 +244,30 @@ class RedisFaultTest extends RedisTestSupport {
   }
 
   /**
+   * Renewals answered more than a period late (a slow link here; a client starved of CPU alike) put
+   * the lease in doubt while its grant is still alive in Redis: SUSPECT is told with the rest of the
+   * TTL to spare, rather than LOST at the moment another client may be granted. Never LOST here,
+   * since every renewal lands, and HELD again once they come back in time.
+   */
+  @Test
+  void renewalsAnsweredLate_tellSuspectWhileTheGrantLives_andHeldOnceOnTimeAgain() throws Exception {
+    FaultProxy proxy = closeAfter(FaultProxy.start(new InetSocketAddress(redis.host(), redis.port())));
+    RedisBaton slow = slowClient(proxy, Duration.ofSeconds(8), Duration.ofMillis(500), Duration.ofSeconds(6));
+    Lease lease = slow.mutex("late-renewals").acquire();
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    lease.addListener((l, state) -> heard.add(state));
+
+    proxy.delay(Duration.ofMillis(700)); // a round trip of 1.4 s: each renewal lands, a period late
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains(LeaseState.SUSPECT));
+    assertThat(raw().exists("late-renewals")).as("the grant, alive when its doubt was told").isEqualTo(1);
+    proxy.delay(Duration.ZERO);
+    await().atMost(Duration.ofSeconds(20)).until(() -> lease.state() == LeaseState.HELD);
+    assertThat(heard).as("states heard").doesNotContain(LeaseState.LOST);
+    lease.close();
+  }
+
+  /**
    * A client behind {@code proxy} whose command timeout is shorter than the delay the tests put on
    * the link, so that a command is applied in Redis while its caller hears a timeout.
    */

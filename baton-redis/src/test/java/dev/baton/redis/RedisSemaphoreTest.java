@@ -208,10 +208,13 @@ class RedisSemaphoreTest extends RedisTestSupport {
         + " (%.2f scripts), longest wait %d ms, by command %s%n", permits, contenders, perCycle, scripts,
         TimeUnit.NANOSECONDS.toMillis(longestWait.get()), delta);
     // Measured: 3.6 to 3.8 scripts a cycle (its release, and about one acquire per client per
-    // release), 50 commands; 6.1 and 85 when a notice of one free permit woke every waiter of each
-    // client. Redisson's RPermitExpirableSemaphore costs about 15 commands, with no queue to keep.
+    // release), 33 to 35 commands; 50 when every attempt checked both key kinds and walked the queue
+    // (a refusal for want of permits included), 85 when a notice of one free permit woke every
+    // waiter of each client. Redisson's RPermitExpirableSemaphore costs about 15 commands, with no
+    // queue to keep: here most acquisitions queue once (about 11 commands), since a permit free
+    // goes to the first in line, not to whoever asks first.
     assertThat(scripts).as("scripts per acquire/release cycle, %s", delta).isLessThan(5);
-    assertThat(perCycle).as("commands per acquire/release cycle, %s", delta).isLessThan(65);
+    assertThat(perCycle).as("commands per acquire/release cycle, %s", delta).isLessThan(42);
   }
 
   /**

@@ -111,6 +111,17 @@ public final class MutualExclusionChecker {
      * correct.
      */
     public List<String> violations() {
+        return timedViolations().stream().map(TimedViolation::text).collect(Collectors.toList());
+    }
+
+    /**
+     * A violation of {@link #violations()} with the {@link System#nanoTime()} at which its
+     * offending section was entered, for a caller that ties it to what happened then (a fault).
+     */
+    public record TimedViolation(long enteredAtNanos, String text) {}
+
+    /** {@link #violations()}, each with the time its offending section was entered. */
+    public List<TimedViolation> timedViolations() {
         long checkedAt = System.nanoTime();
         List<Interval> history = new ArrayList<>();
         for (Section section : sections) {
@@ -130,7 +141,7 @@ public final class MutualExclusionChecker {
             findCapacityExcess(history, origin, found);
         }
         found.sort(Comparator.comparingLong((Violation v) -> v.at).thenComparingLong(v -> v.order));
-        return found.stream().map(v -> v.text).collect(Collectors.toList());
+        return found.stream().map(v -> new TimedViolation(v.at, v.text)).collect(Collectors.toList());
     }
 
     /**

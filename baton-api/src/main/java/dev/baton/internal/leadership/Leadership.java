@@ -3,6 +3,7 @@ package dev.baton.internal.leadership;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
+import dev.baton.lock.RevocationListener;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -11,9 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One term's leadership as handed to listeners, the task and {@code leadership()}: the lock's
  * lease, except that closing it steps down through the recipe, which tells its listeners of the
- * loss before the lock is released (so before the next leader can be granted it).
+ * loss before the lock is released (so before the next leader can be granted it). A backend may
+ * extend it with its own views of the lock ({@link ElectionQueue#leadership}).
  */
-final class Leadership implements Lease {
+public class Leadership implements Lease {
   private final Lease lock;
   private final Runnable beforeRelease;
   private final Runnable afterRelease;
@@ -23,62 +25,69 @@ final class Leadership implements Lease {
    * On {@link #close()}, {@code beforeRelease} tells of the loss, the lock is released, then
    * {@code afterRelease} runs (a latch joins again there: behind whoever is granted the lock next).
    */
-  Leadership(Lease lock, Runnable beforeRelease, Runnable afterRelease) {
+  public Leadership(Lease lock, Runnable beforeRelease, Runnable afterRelease) {
     this.lock = Objects.requireNonNull(lock, "lock");
     this.beforeRelease = beforeRelease;
     this.afterRelease = afterRelease;
   }
 
   /** Whether this was closed through {@link #close()} (by the recipe or its user), not by the backend. */
-  boolean isClosed() {
+  final boolean isClosed() {
     return closed.get();
   }
 
   /** The lock's own lease. */
-  Lease lock() {
+  public final Lease lock() {
     return lock;
   }
 
   @Override
-  public String path() {
+  public final String path() {
     return lock.path();
   }
 
   @Override
-  public long fencingToken() {
+  public final long fencingToken() {
     return lock.fencingToken();
   }
 
   @Override
-  public LeaseState state() {
+  public final LeaseState state() {
     return closed.get() ? LeaseState.RELEASED : lock.state();
   }
 
   @Override
-  public boolean isValid() {
+  public final boolean isValid() {
     return state().isValid();
   }
 
   @Override
-  public Instant validUntil() {
+  public final Instant validUntil() {
     return closed.get() ? Instant.now().minusNanos(1) : lock.validUntil();
   }
 
+  /** The lock's revocation requests, reported as this leadership's. */
   @Override
-  public void addListener(LeaseListener listener) {
+  public void makeRevocable(RevocationListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    lock.makeRevocable(l -> listener.revocationRequested(this));
+  }
+
+  @Override
+  public final void addListener(LeaseListener listener) {
     Objects.requireNonNull(listener, "listener");
     lock.addListener((l, state) -> listener.stateChanged(this, state));
   }
 
   @Override
-  public void addListener(LeaseListener listener, Executor executor) {
+  public final void addListener(LeaseListener listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     lock.addListener((l, state) -> listener.stateChanged(this, state), Objects.requireNonNull(executor, "executor"));
   }
 
   /** Steps down: listeners are told, then the lock is released. Idempotent; never throws. */
   @Override
-  public void close() {
+  public final void close() {
     if (closed.compareAndSet(false, true)) {
       try {
         beforeRelease.run();

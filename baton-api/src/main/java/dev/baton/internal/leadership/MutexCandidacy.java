@@ -5,9 +5,7 @@ import dev.baton.FailureListener;
 import dev.baton.leader.LeadershipListener;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseState;
-import dev.baton.lock.LockOwner;
-import dev.baton.lock.Mutex;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,14 +13,15 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the leader latch and the leader selector share: a participant's place in the lock's queue
- * ({@link ParticipantQueue}), the lease that place turns into once granted (so leadership is
- * reported lost exactly as the lock's lease is), the listeners, and reading the participants back.
+ * What the leader latch and the leader selector share, on every backend: a participant's place in
+ * the election's queue ({@link ElectionQueue}: a mutex's on Redis and SQL, Curator's layout on
+ * ZooKeeper), the lease that place turns into once first (so leadership is reported lost exactly
+ * as the lock's lease is: with the session on ZooKeeper, SUSPECT on a suspended connection), the
+ * listeners, and reading the participants back.
  *
  * <p>Each stay in the queue is a {@link Term}: queued, then leading, then over (given up, lost or
  * closed). At most one term is current; events of an older term are ignored. All state is guarded
@@ -30,9 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 abstract class MutexCandidacy {
   private static final Logger log = LoggerFactory.getLogger(MutexCandidacy.class);
-  /** Pauses between attempts to queue after an error retrying may cure: 100 ms doubling to 3.2 s. */
-  private static final long FIRST_RETRY_MILLIS = 100;
-  private static final int MAX_RETRY_DOUBLINGS = 5;
 
   enum Phase { LATENT, STARTED, CLOSED }
 
@@ -55,12 +51,10 @@ abstract class MutexCandidacy {
     }
   }
 
-  final Mutex mutex;
+  final ElectionQueue queue;
   final String participantId;
   final LeadershipListeners listeners = new LeadershipListeners();
   final FailureReport failure = new FailureReport();
-  private final Executor noticeExecutor;
-  private final Runnable checkOpen;
   private final String what;
 
   /** The term while it leads; read without the lock by {@link #hasLeadership()}. */
@@ -73,16 +67,13 @@ abstract class MutexCandidacy {
   private int failures; // guarded by this
 
   /**
-   * @param mutex the election's lock; this participant's alone (not shared with other participants
-   *     or callers), since a mutex's blocking acquire is reentrant per thread
-   * @param noticeExecutor where listeners added without an executor run
-   * @param checkOpen throws {@link ClientClosedException} if the mutex's client is closed
+   * @param queue the election's queue; this participant's alone
+   * @param what the recipe's name, for messages
    */
-  MutexCandidacy(Mutex mutex, String participantId, Executor noticeExecutor, Runnable checkOpen, String what) {
-    this.mutex = Objects.requireNonNull(mutex, "mutex");
+  MutexCandidacy(ElectionQueue queue, String participantId, String what) {
+    this.queue = Objects.requireNonNull(queue, "queue");
     this.participantId = checkParticipantId(participantId);
-    this.noticeExecutor = Objects.requireNonNull(noticeExecutor, "noticeExecutor");
-    this.checkOpen = Objects.requireNonNull(checkOpen, "checkOpen");
+    queue.checkParticipantId(participantId);
     this.what = what;
   }
 
@@ -107,13 +98,13 @@ abstract class MutexCandidacy {
 
   // ---- life cycle -------------------------------------------------------------------------
 
-  /** Throws {@link ClientClosedException} if the mutex's client is closed. */
+  /** Throws {@link ClientClosedException} if the backend's client is closed. */
   final void checkOpen() {
-    checkOpen.run();
+    queue.checkOpen();
   }
 
   final void startOnce() {
-    checkOpen.run();
+    queue.checkOpen();
     synchronized (this) {
       if (phase == Phase.CLOSED) {
         throw new IllegalStateException(this + " is closed; a closed " + what + " cannot be started again");
@@ -130,7 +121,7 @@ abstract class MutexCandidacy {
   final void join() {
     Term term;
     synchronized (this) {
-      if (phase != Phase.STARTED || current != null || failure.hasFailed()) {
+      if (phase != Phase.STARTED || current != null || failure.hasFailed() || queue.isClosed()) {
         return;
       }
       term = new Term(++terms);
@@ -138,7 +129,7 @@ abstract class MutexCandidacy {
     }
     CompletableFuture<Lease> queued;
     try {
-      queued = ParticipantQueue.queue(mutex, participantId);
+      queued = queue.queue(participantId);
     } catch (RuntimeException e) {
       queued = CompletableFuture.failedFuture(e);
     }
@@ -160,7 +151,7 @@ abstract class MutexCandidacy {
   }
 
   private void granted(Term term, Lease lock) {
-    Leadership lease = new Leadership(lock, () -> stepDown(term), () -> steppedDown(term));
+    Leadership lease = queue.leadership(lock, () -> stepDown(term), () -> steppedDown(term));
     boolean stale;
     synchronized (this) {
       stale = current != term || phase != Phase.STARTED;
@@ -173,9 +164,8 @@ abstract class MutexCandidacy {
       lock.close();
       return;
     }
-    // On the client's notice thread, where the lease's SUSPECT and LOST arrive before another
-    // client can be granted the lock; leadership listeners without an executor run there too.
-    lock.addListener((l, state) -> reconcile(term));
+    // Where the backend reports SUSPECT and LOST before another client can be granted the lock.
+    queue.watch(lock, () -> reconcile(term));
     reconcile(term); // a change before the listener was added is seen here
   }
 
@@ -203,9 +193,10 @@ abstract class MutexCandidacy {
   }
 
   /**
-   * Queueing failed. Connection trouble is retried after a pause, for as long as the participant
-   * is started; an error retrying cannot cure (the client closed, a name or id the backend refuses)
-   * ends the candidacy: recorded for {@code failure()}, told to the failure listeners, logged once.
+   * Queueing failed. Connection trouble and races are retried after the backend's pause, for as
+   * long as the participant is started; an error retrying cannot cure (the client closed, a name,
+   * id or ACL the backend refuses) ends the candidacy: recorded for {@code failure()}, told to the
+   * failure listeners, logged once.
    */
   private void queueFailed(Term term, Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -218,36 +209,23 @@ abstract class MutexCandidacy {
       }
       current = null;
       boolean started = phase == Phase.STARTED && !(cause instanceof CancellationException);
-      fatal = started && !curable(cause);
+      fatal = started && !queue.curable(cause);
       retry = started && !fatal;
       attempt = ++failures;
     }
     if (fatal) {
-      RuntimeException reason = cause instanceof RuntimeException r ? r
-          : new IllegalStateException("queueing on " + mutex.path() + " failed: " + cause, cause);
-      log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, mutex.path(), reason);
+      RuntimeException reason = queue.translate(cause);
+      log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, queue.path(), reason);
       failure.fail(reason);
       synchronized (this) {
         signalChange(); // a caller in await() sees the failure
       }
     } else if (retry) {
-      long delay = FIRST_RETRY_MILLIS << Math.min(attempt - 1, MAX_RETRY_DOUBLINGS);
-      log.warn("{} could not queue on {}; trying again in {} ms", this, mutex.path(), delay, cause);
-      CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(this::join);
+      Duration delay = queue.retryDelay(attempt);
+      log.warn("{} could not queue on {}; trying again in {} ms", this, queue.path(), delay.toMillis(),
+          queue.translate(cause));
+      queue.schedule(this::join, delay);
     }
-  }
-
-  /**
-   * Whether trying again may succeed: connection trouble, a lost lease or a timed-out request
-   * may pass; a closed client, a refused argument and errors do not.
-   */
-  private static boolean curable(Throwable cause) {
-    return cause instanceof RuntimeException
-        && !(cause instanceof ClientClosedException)
-        && !(cause instanceof IllegalArgumentException)
-        && !(cause instanceof IllegalStateException)
-        && !(cause instanceof UnsupportedOperationException)
-        && !(cause instanceof SecurityException);
   }
 
   /** Marks the term as leading and records the gain; under the lock. */
@@ -313,14 +291,14 @@ abstract class MutexCandidacy {
     if (lease != null) {
       lease.close();
     } else if (queued != null) {
-      queued.cancel(false); // a grant on its way is released by ParticipantQueue or granted()
+      queued.cancel(false); // a grant on its way is released by the queue or granted()
     }
   }
 
   // ---- listeners --------------------------------------------------------------------------
 
   public final void addListener(LeadershipListener listener) {
-    addListener(listener, noticeExecutor);
+    addListener(listener, queue.noticeExecutor());
   }
 
   public final void addListener(LeadershipListener listener, Executor executor) {
@@ -337,7 +315,7 @@ abstract class MutexCandidacy {
   }
 
   public final void addFailureListener(FailureListener listener) {
-    failure.add(Objects.requireNonNull(listener, "listener"));
+    failure.add(Objects.requireNonNull(listener, "listener"), queue.failureExecutor());
   }
 
   /** Throws the failure that ended the candidacy, if one did. */
@@ -349,23 +327,18 @@ abstract class MutexCandidacy {
 
   // ---- reading the election ---------------------------------------------------------------
 
-  /** The id of the lock's holder, read through the backend's {@link Mutex#holder()}. */
+  /** The leader's id, read from the backend. */
   public final Optional<String> leaderId() {
-    return mutex.holder().map(ParticipantQueue::idOf);
+    return queue.leaderId();
   }
 
-  /** The holder's id, then the waiters' in queue order, read through the backend. */
+  /** The leader's id, then the others' in queue order, read from the backend. */
   public final List<String> participants() {
-    List<String> ids = new ArrayList<>();
-    mutex.holder().ifPresent(owner -> ids.add(ParticipantQueue.idOf(owner)));
-    for (LockOwner waiter : mutex.waiters()) {
-      ids.add(ParticipantQueue.idOf(waiter));
-    }
-    return ids;
+    return queue.participants();
   }
 
   public final String path() {
-    return mutex.path();
+    return queue.path();
   }
 
   public final String participantId() {
@@ -374,6 +347,6 @@ abstract class MutexCandidacy {
 
   @Override
   public String toString() {
-    return what + "[" + mutex.path() + ", " + participantId + "]";
+    return what + "[" + queue.path() + ", " + participantId + "]";
   }
 }

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link LeaderLatch} on any backend's {@link Mutex}: the latch leads while it holds the lock
- * on the election's name, and joins the queue again whenever a term ends while it is started
+ * The {@link LeaderLatch} of every backend, over its {@link ElectionQueue} (a {@link Mutex} on
+ * Redis and SQL, Curator's {@code LeaderLatch} layout on ZooKeeper): the latch leads while it
+ * holds the lock on the election's name, and joins the queue again whenever a term ends while it is started
  * (the lease lost, or stepped down from by closing it). SUSPECT is not leading; a lease that turns
  * HELD again (the backend vouches for it once more) leads again, with the same lease.
  */
@@ -29,7 +30,17 @@ public final class MutexLeaderLatch extends MutexCandidacy implements LeaderLatc
    * @param checkOpen throws {@link dev.baton.ClientClosedException} if the client is closed
    */
   public MutexLeaderLatch(Mutex mutex, String participantId, Executor noticeExecutor, Runnable checkOpen) {
-    super(mutex, participantId, noticeExecutor, checkOpen, "LeaderLatch");
+    this(new MutexElectionQueue(mutex, noticeExecutor, checkOpen), participantId);
+  }
+
+  /**
+   * @param queue the election's queue, for this participant alone
+   * @throws NullPointerException naming {@code participantId} if it is null
+   * @throws IllegalArgumentException naming {@code participantId} if it is blank or the backend
+   *     cannot store it
+   */
+  public MutexLeaderLatch(ElectionQueue queue, String participantId) {
+    super(queue, participantId, "LeaderLatch");
   }
 
   @Override
@@ -47,7 +58,7 @@ public final class MutexLeaderLatch extends MutexCandidacy implements LeaderLatc
         end(term);
         Lease lock = term.lease.lock();
         return () -> {
-          lock.close(); // what the client still keeps of it; the lease stays LOST to its holders
+          queue.releaseLost(lock);
           join();
         };
       }

@@ -13,10 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link LeaderSelector} on any backend's {@link Mutex}: once the lock on the election's name is
- * granted, the task runs on a thread of its own; when the lease turns SUSPECT or LOST, listeners
- * are told and then the task's thread is interrupted; when the task returns, listeners are told
- * (if not yet) and the lock is released, so the next participant leads only after that.
+ * The {@link LeaderSelector} of every backend, over its {@link ElectionQueue} (a {@link Mutex} on
+ * Redis and SQL, Curator's {@code LeaderSelector} layout on ZooKeeper): once the lock on the
+ * election's name is granted, the task runs on a thread of its own; when the lease turns SUSPECT
+ * or LOST, listeners are told and then the task's thread is interrupted; when the task returns,
+ * listeners are told (if not yet) and the lock is released, so the next participant leads only
+ * after that.
  */
 public final class MutexLeaderSelector extends MutexCandidacy implements LeaderSelector {
   private static final Logger log = LoggerFactory.getLogger(MutexLeaderSelector.class);
@@ -27,7 +29,15 @@ public final class MutexLeaderSelector extends MutexCandidacy implements LeaderS
   /** As {@link MutexLeaderLatch#MutexLeaderLatch}, with the {@code task} to run while leading. */
   public MutexLeaderSelector(Mutex mutex, String participantId, LeaderTask task, Executor noticeExecutor,
       Runnable checkOpen) {
-    super(mutex, participantId, noticeExecutor, checkOpen, "LeaderSelector");
+    this(new MutexElectionQueue(mutex, noticeExecutor, checkOpen), participantId, task);
+  }
+
+  /**
+   * As {@link MutexLeaderLatch#MutexLeaderLatch(ElectionQueue, String)}, with the {@code task} to
+   * run while leading.
+   */
+  public MutexLeaderSelector(ElectionQueue queue, String participantId, LeaderTask task) {
+    super(queue, participantId, "LeaderSelector");
     this.task = Objects.requireNonNull(task, "task");
   }
 
@@ -75,7 +85,7 @@ public final class MutexLeaderSelector extends MutexCandidacy implements LeaderS
           end(term);
           Lease lock = term.lease.lock();
           return () -> {
-            lock.close();
+            queue.releaseLost(lock);
             join();
           };
         }
@@ -135,14 +145,16 @@ public final class MutexLeaderSelector extends MutexCandidacy implements LeaderS
     } catch (Throwable e) {
       log.error("{}: the leader task threw; leadership is given up", this, e);
     } finally {
+      // Steps down: listeners are told (of a RELEASED lease) before the lock is released, so
+      // before the next leader can be granted it, unless they heard of a loss already.
+      lease.close();
       boolean again;
       synchronized (this) {
-        lose(term); // told before the lock is released below, so before the next leader can be
+        lose(term); // already told by the close above; kept so no path ends a leading term
         end(term);
         again = autoRequeue && phase == Phase.STARTED;
       }
       listeners.deliver();
-      lease.close();
       Thread.interrupted(); // this thread ends here; a late interrupt of it means nothing
       if (again) {
         join();

@@ -3,9 +3,7 @@ package dev.baton.internal.leadership;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * How a participant takes its place in the lock's queue so that others can read its id back.
@@ -38,19 +36,7 @@ public final class ParticipantQueue {
         result.completeExceptionally(e);
         return;
       }
-      result.whenComplete((lease, error) -> {
-        if (error instanceof CancellationException) {
-          queued.cancel(false);
-        }
-      });
-      queued.whenComplete((lease, error) -> {
-        if (error != null) {
-          result.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-              ? error.getCause() : error);
-        } else if (!result.complete(lease)) {
-          lease.close(); // withdrawn while the grant was on its way
-        }
-      });
+      ElectionQueue.forward(result, queued, () -> queued.cancel(false));
     }, PREFIX + participantId);
     asker.setDaemon(true);
     asker.start();

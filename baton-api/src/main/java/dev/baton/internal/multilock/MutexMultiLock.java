@@ -166,18 +166,33 @@ public final class MutexMultiLock implements MultiLock {
         finish(forRound);
         return;
       }
-      CompletableFuture<Lease> next;
       synchronized (this) {
         if (over || forRound != round) {
           return;
         }
-        try {
-          Mutex lock = locks.get(index);
-          next = deadline == Long.MAX_VALUE ? lock.acquireAsync() : lock.acquireAsync(remaining(deadline));
-        } catch (RuntimeException e) {
-          next = CompletableFuture.failedFuture(e);
+      }
+      // Asked for outside the monitor: a backend sends its request here (a Mutex from outside
+      // Baton may do more), and the monitor is taken by the threads that complete the parts and
+      // report their losses, and by a cancel. What changed meanwhile is read again below.
+      CompletableFuture<Lease> next;
+      try {
+        Mutex lock = locks.get(index);
+        next = deadline == Long.MAX_VALUE ? lock.acquireAsync() : lock.acquireAsync(remaining(deadline));
+      } catch (RuntimeException e) {
+        next = CompletableFuture.failedFuture(e);
+      }
+      boolean withdraw;
+      synchronized (this) {
+        // Ended, or a part lost, while it was asked for: withdrawn at once (abort and
+        // onPartChanged cancel only what they find pending). onStep then closes a lease granted
+        // meanwhile, or starts the next round.
+        withdraw = over || forRound != round || partLost;
+        if (!withdraw) {
+          pending = next;
         }
-        pending = next;
+      }
+      if (withdraw) {
+        next.cancel(false);
       }
       next.whenComplete((lease, error) -> onStep(forRound, index, lease, error));
     }

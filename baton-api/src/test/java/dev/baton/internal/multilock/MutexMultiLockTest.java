@@ -17,6 +17,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -203,6 +208,76 @@ class MutexMultiLockTest {
   }
 
   /** A mutex whose leases fail to release, as one implemented outside Baton may. */
+  /**
+   * The next part is asked for outside the acquisition's monitor (issue 35): while a thread is
+   * still inside a part's {@code acquireAsync} (a backend sending its request), a loss reported on
+   * a part already taken is heard at once rather than waiting for that thread; the part asked for
+   * meanwhile is withdrawn, and the next round takes both locks.
+   */
+  @Test
+  void aLossReportedWhileTheNextPartIsAskedFor_isNotBlocked_andStartsOver() throws Exception {
+    CountDownLatch asking = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    Mutex b = new SlowToAsk(server.mutex("/b"), asking, letGo);
+    MultiLock multi = new MutexMultiLock(List.of(server.mutex("/a"), b));
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      Future<CompletableFuture<MultiLease>> started = threads.submit(() -> multi.acquireAsync(Duration.ofSeconds(30)));
+      assertThat(asking.await(10, TimeUnit.SECONDS)).as("a thread is asking for /b").isTrue();
+      FakeLease firstA = server.holderOf("/a").orElseThrow();
+
+      Future<?> lost = threads.submit(firstA::lose);
+      await("the loss of /a is heard").atMost(Duration.ofSeconds(10)).until(lost::isDone);
+      lost.get();
+
+      letGo.countDown();
+      try (MultiLease lease = started.get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)) {
+        assertThat(lease.isValid()).isTrue();
+        assertThat(server.holderOf("/a")).get().as("/a, taken again").isNotSameAs(firstA);
+        assertThat(server.waitersOf("/b")).isZero();
+      }
+      assertThat(server.holderOf("/a")).isEmpty();
+      assertThat(server.holderOf("/b")).isEmpty();
+    } finally {
+      letGo.countDown();
+      threads.shutdownNow();
+    }
+  }
+
+  /** Holds the first thread that asks for it asynchronously until {@code letGo}. */
+  private static final class SlowToAsk implements Mutex {
+    private final Mutex mutex;
+    private final CountDownLatch asking;
+    private final CountDownLatch letGo;
+
+    SlowToAsk(Mutex mutex, CountDownLatch asking, CountDownLatch letGo) {
+      this.mutex = mutex;
+      this.asking = asking;
+      this.letGo = letGo;
+    }
+
+    private void hold() {
+      if (asking.getCount() > 0) {
+        asking.countDown();
+        try {
+          letGo.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    @Override public String path() { return mutex.path(); }
+    @Override public Lease acquire() { return mutex.acquire(); }
+    @Override public Lease acquire(Duration timeout) { return mutex.acquire(timeout); }
+    @Override public java.util.Optional<Lease> tryAcquire(Duration timeout) { return mutex.tryAcquire(timeout); }
+    @Override public CompletableFuture<Lease> acquireAsync() { hold(); return mutex.acquireAsync(); }
+    @Override public CompletableFuture<Lease> acquireAsync(Duration timeout) { hold(); return mutex.acquireAsync(timeout); }
+    @Override public boolean isHeldByCurrentThread() { return false; }
+    @Override public java.util.Optional<dev.baton.lock.LockOwner> holder() { return mutex.holder(); }
+    @Override public List<dev.baton.lock.LockOwner> waiters() { return mutex.waiters(); }
+  }
+
   private static final class FailingRelease implements Mutex {
     private final Mutex mutex;
     private final String message;

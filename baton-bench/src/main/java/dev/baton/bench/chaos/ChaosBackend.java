@@ -3,55 +3,88 @@ package dev.baton.bench.chaos;
 import dev.baton.contract.ZooKeeperBackend;
 import dev.baton.jdbc.contract.PostgresBackend;
 import dev.baton.redis.contract.RedisBackend;
+import dev.baton.redis.contract.RedisFailoverBackend;
+import dev.baton.testkit.contract.ContractBackend;
 import dev.baton.testkit.contract.ContractBackendExtension;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * A backend for the chaos command: the conformance suite's own fixture of that store ({@code
- * ZooKeeperBackend}, {@code RedisBackend}, {@code PostgresBackend}, from the backend modules' test
- * jars), so that the command's report and the build's are made by the same servers, clients and
- * faults. The fixtures are JUnit extensions only in that the contract tests register them as
- * such: here their callbacks are called by hand, with no extension context, which they do not read.
+ * ZooKeeperBackend}, {@code RedisBackend}, {@code PostgresBackend}, {@code RedisFailoverBackend},
+ * from the backend modules' test jars), so that the command's report and the build's are made by
+ * the same servers, clients and faults. The fixtures are JUnit extensions only in that the contract
+ * tests register them as such: here their callbacks are called by hand, with no extension context,
+ * which they do not read.
  */
 final class ChaosBackend implements AutoCloseable {
-  /** The names {@code --backend} takes, in the order {@code all} runs them. */
+  /** The names {@code --backend all} runs, in that order: one per store. */
   static final List<String> NAMES = List.of("zookeeper", "redis", "postgresql");
+  /**
+   * The names {@code --backend} takes besides: Redis with an append-only file synced on every write
+   * (restarts keep the counter), and Redis with a replica and Sentinel that fails over.
+   */
+  static final List<String> VARIANTS = List.of("redis-aof", "redis-failover");
 
-  private final ContractBackendExtension fixture;
+  private final String name;
+  private final ContractBackend fixture;
+  private final Runnable start;
+  private final Runnable stop;
 
-  private ChaosBackend(ContractBackendExtension fixture) {
+  private ChaosBackend(String name, ContractBackendExtension fixture) {
+    this(name, fixture, () -> fixture.beforeAll(null), () -> {
+      try {
+        fixture.afterEach(null);
+      } finally {
+        fixture.afterAll(null);
+      }
+    });
+  }
+
+  private ChaosBackend(String name, RedisFailoverBackend fixture) {
+    this(name, fixture, () -> fixture.beforeEach(null), () -> fixture.afterEach(null));
+  }
+
+  private ChaosBackend(String name, ContractBackend fixture, Runnable start, Runnable stop) {
+    this.name = name;
     this.fixture = fixture;
+    this.start = start;
+    this.stop = stop;
   }
 
   /** The backend named {@code name}, not started. */
   static ChaosBackend named(String name) {
-    return new ChaosBackend(switch (name.toLowerCase(Locale.ROOT)) {
-      case "zookeeper" -> new ZooKeeperBackend();
-      case "redis" -> new RedisBackend();
-      case "postgresql" -> new PostgresBackend();
-      default -> throw new IllegalArgumentException("--backend '" + name + "' is none of " + NAMES + " or all");
-    });
+    String key = name.toLowerCase(Locale.ROOT);
+    return switch (key) {
+      case "zookeeper" -> new ChaosBackend(key, new ZooKeeperBackend());
+      case "redis" -> new ChaosBackend(key, new RedisBackend());
+      case "postgresql" -> new ChaosBackend(key, new PostgresBackend());
+      case "redis-aof" -> new ChaosBackend(key, RedisBackend.persistent());
+      case "redis-failover" -> new ChaosBackend(key, new RedisFailoverBackend());
+      default -> throw new IllegalArgumentException("--backend '" + name + "' is none of " + NAMES + ", " + VARIANTS
+          + " or all");
+    };
   }
 
-  /** Starts the embedded server; returns this. */
+  /** Starts the embedded server(s); returns this. */
   ChaosBackend begin() {
-    fixture.beforeAll(null);
+    start.run();
     return this;
   }
 
+  /** The name the report's table takes. */
+  String name() {
+    return name;
+  }
+
   /** The fixture the chaos run drives. */
-  ContractBackendExtension fixture() {
+  ContractBackend fixture() {
     return fixture;
   }
 
-  /** Closes every client and its proxy, then stops the server. */
+  /** Closes every client (and its proxy), then stops the server(s). */
   @Override
   public void close() {
-    try {
-      fixture.afterEach(null);
-    } finally {
-      fixture.afterAll(null);
-    }
+    stop.run();
   }
 }

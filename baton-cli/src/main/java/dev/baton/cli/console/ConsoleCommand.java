@@ -1,14 +1,14 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.BatonCommand;
-import dev.baton.cli.CliException;
-import dev.baton.cli.ConnectOptions;
-import dev.baton.cli.LockCommand;
-import dev.baton.cli.UntilStopped;
 import dev.baton.Baton;
 import dev.baton.BatonException;
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.RedisConnectOptions;
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.ConnectOptions;
+import dev.baton.cli.command.DurationConverter;
+import dev.baton.cli.command.LockCommand;
+import dev.baton.cli.command.RedisConnectOptions;
+import dev.baton.cli.command.UntilStopped;
 import dev.baton.redis.RedisBaton;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -31,8 +31,9 @@ import picocli.CommandLine.Spec;
         + " and the connection's state. It stands on one watch of the tree: nothing is polled. With"
         + " --allow-writes operators can revoke a lock (cooperatively) from the page, with this client's own"
         + " ZooKeeper credentials. Runs until Ctrl-C.",
-        "With --redis it shows the Baton locks of a Redis server instead (both key layouts, plain and"
-        + " Redisson's): holder, fencing token, time left on the lock, waiters; read again every second, read only.",
+        "With --redis it shows the mutexes, read-write locks and semaphores of a Redis server instead (Baton's"
+        + " and Redisson's layouts): holders, fencing tokens, time left on the lock, waiters; read again every"
+        + " second, read only.",
         "It answers only to allowed Host names, refuses API requests from other sites' pages (Origin), and,"
         + " with a token, API requests without it. Listening beyond loopback needs a token (--token-file or"
         + " --generate-token); --https-keystore serves HTTPS."})
@@ -140,13 +141,7 @@ public final class ConsoleCommand implements Callable<Integer> {
 
   private Integer onRedis(SSLContext tls, PrintWriter out) throws InterruptedException, java.net.UnknownHostException {
     Duration timeout = connection.connectTimeout;
-    RedisBaton.Builder builder = RedisBaton.builder().uri(redisUri).connectTimeout(timeout);
-    if (redisUser != null) {
-      builder.user(redisUser);
-    }
-    if (redisPassword != null) {
-      builder.password(redisPassword);
-    }
+    RedisBaton.Builder builder = RedisConnectOptions.builder(redisUri, redisUser, redisPassword, timeout);
     RedisBaton baton;
     try {
       baton = builder.build();

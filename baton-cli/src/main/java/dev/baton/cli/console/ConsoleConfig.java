@@ -1,8 +1,8 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.ConfigReleaseCommands;
-import dev.baton.cli.GrayText;
 import dev.baton.Baton;
+import dev.baton.cli.command.ConfigReleaseCommands;
+import dev.baton.cli.command.GrayText;
 import dev.baton.config.ConfigCenter;
 import dev.baton.config.ConfigEntry;
 import dev.baton.config.ConfigOptions;

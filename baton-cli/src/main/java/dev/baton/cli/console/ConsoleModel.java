@@ -1,13 +1,13 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.JsonOutput;
-import dev.baton.cli.NodeKind;
-import dev.baton.cli.TreeCommand;
 import dev.baton.Baton;
 import dev.baton.ConnectionState;
 import dev.baton.cache.CacheListener;
 import dev.baton.cache.CachedNode;
 import dev.baton.cache.TreeCache;
+import dev.baton.cli.command.JsonOutput;
+import dev.baton.cli.command.NodeKind;
+import dev.baton.cli.command.TreeCommand;
 import dev.baton.lock.LockOwner;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,5 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.CliException;
-import dev.baton.cli.NodeKind;
-import dev.baton.cli.RecipeCheck;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
@@ -12,6 +9,9 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.baton.Baton;
 import dev.baton.ZkPaths;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.NodeKind;
+import dev.baton.cli.command.RecipeCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

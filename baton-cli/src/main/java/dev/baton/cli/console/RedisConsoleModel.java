@@ -1,39 +1,41 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.JsonOutput;
+import dev.baton.cli.command.JsonOutput;
+import dev.baton.cli.command.RedisConnectOptions;
+import dev.baton.cli.command.RedisTree;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.ReadWriteLock;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisLockLayout;
 import dev.baton.redis.RedisMutexOptions;
-import dev.baton.cli.RedisConnectOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisKeyCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * What {@code baton console --redis} shows: every Baton lock on one Redis server, with its holder
- * (host, pid, thread, fencing token, since when), its waiters in line and the time left on the
- * lock key. A lock is found by its fencing counter, which Baton keeps for good beside the lock in
- * both layouts: {@code baton_lock_token:{name}} (plain) and {@code redisson_lock_token:{name}}
- * (Redisson's RLock layout); holders and waiters are then read through Baton's own mutex, so both
- * layouts are read as the library writes them.
+ * What {@code baton console --redis} shows: every mutex, read-write lock and semaphore on one Redis
+ * server, with its holders (host, pid, thread, fencing token, since when), its waiters in line and
+ * the time left on the lock key. They are found as {@code baton tree --redis} finds them ({@link
+ * RedisTree#find}): by the fencing counter Baton keeps for good beside each recipe ({@code
+ * baton_lock_token:{name}}, {@code redisson_lock_token:{name}}, {@code baton_rwlock_token:{name}},
+ * {@code baton_sem_token:{name}}), and by the shape of Redisson's keys (an RLock's hash, a
+ * read-write lock's hash with its {@code mode} field, a semaphore's {@code {name}:timeout} sorted
+ * set); holders and waiters are then read through Baton's own recipes, so every layout is read as
+ * the library writes it. A plain string key set by hand ({@code SET name value NX}) is not found:
+ * nothing tells it from any other string key.
  *
  * <p>On a Redis Cluster the {@code SCAN} goes over every master (Lettuce's cluster-wide scan) and
  * each lock's keys are read from its slot's master.
@@ -45,13 +47,9 @@ import java.util.regex.Pattern;
 final class RedisConsoleModel implements ConsoleView {
   static final Duration POLL = Duration.ofSeconds(1);
   static final int MAX_LOCKS = 500;
-  /** The fencing counters of both layouts; group 1 the layout's prefix, group 2 the name as tagged. */
-  private static final Pattern COUNTER = Pattern.compile("^(baton_lock_token|redisson_lock_token):(.+)$", Pattern.DOTALL);
-  private static final Pattern TAGGED = Pattern.compile("^\\{([^{}]*)\\}$", Pattern.DOTALL);
-
   private final RedisBaton baton;
   private final String shown;
-  private final RedisKeyCommands<String, String> commands;
+  private final RedisClusterCommands<String, String> commands;
   private final AutoCloseable connection;
   private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "baton-console-redis-poll");
@@ -67,7 +65,7 @@ final class RedisConsoleModel implements ConsoleView {
    * Over {@code baton} (holders and waiters) and {@code commands} (SCAN, PTTL), both of the server
    * shown as {@code shown}; {@code connection} (of the commands) is closed with this, {@code baton} is not.
    */
-  RedisConsoleModel(RedisBaton baton, RedisKeyCommands<String, String> commands, AutoCloseable connection, String shown) {
+  RedisConsoleModel(RedisBaton baton, RedisClusterCommands<String, String> commands, AutoCloseable connection, String shown) {
     this.baton = baton;
     this.shown = shown;
     this.commands = commands;
@@ -84,7 +82,7 @@ final class RedisConsoleModel implements ConsoleView {
       String scheme = uri.startsWith("rediss-cluster://") ? "rediss://" : "redis://";
       List<RedisURI> seeds = new ArrayList<>();
       for (String seed : uri.substring(uri.indexOf("://") + 3).split(",")) {
-        seeds.add(login(RedisURI.create(scheme + seed.trim()), user, password, timeout));
+        seeds.add(RedisConnectOptions.login(RedisURI.create(scheme + seed.trim()), user, password, timeout));
       }
       RedisClusterClient client = RedisClusterClient.create(seeds);
       try {
@@ -98,7 +96,7 @@ final class RedisConsoleModel implements ConsoleView {
         throw e;
       }
     }
-    RedisClient client = RedisClient.create(login(RedisURI.create(uri), user, password, timeout));
+    RedisClient client = RedisClient.create(RedisConnectOptions.login(RedisURI.create(uri), user, password, timeout));
     try {
       StatefulRedisConnection<String, String> server = client.connect();
       return new RedisConsoleModel(baton, server.sync(), () -> {
@@ -109,17 +107,6 @@ final class RedisConsoleModel implements ConsoleView {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       throw e;
     }
-  }
-
-  private static RedisURI login(RedisURI uri, String user, String password, Duration timeout) {
-    uri.setTimeout(timeout);
-    if (user != null) {
-      uri.setUsername(user);
-    }
-    if (password != null) {
-      uri.setPassword(password.toCharArray());
-    }
-    return uri;
   }
 
   @Override
@@ -157,39 +144,57 @@ final class RedisConsoleModel implements ConsoleView {
   /** Every lock's view, in name order; the last picture, marked not synced, when the server cannot be read. */
   private Picture read() {
     try {
-      Map<String, RedisLockLayout> names = new TreeMap<>();
-      for (String key : scan("*_lock_token:*")) {
-        Matcher counter = COUNTER.matcher(key);
-        if (counter.matches()) {
-          names.put(untagged(counter.group(2)),
-              counter.group(1).startsWith("redisson") ? RedisLockLayout.REDISSON : RedisLockLayout.PLAIN);
-        }
-      }
+      // A fence is no lock: it has no holder, only the highest token written.
+      List<RedisTree.Found> found = RedisTree.find(commands, 10 * MAX_LOCKS).stream()
+          .filter(f -> f.kind() != RedisTree.Kind.FENCE)
+          .sorted(Comparator.comparing(RedisTree.Found::name).thenComparing(RedisTree.Found::kind))
+          .toList();
       List<Object> locks = new ArrayList<>();
-      for (Map.Entry<String, RedisLockLayout> lock : names.entrySet()) {
+      for (RedisTree.Found lock : found) {
         if (locks.size() == MAX_LOCKS) {
           break;
         }
-        locks.add(view(lock.getKey(), lock.getValue()));
+        locks.add(view(lock));
       }
-      return new Picture(List.copyOf(locks), true, null, names.size());
+      return new Picture(List.copyOf(locks), true, null, found.size());
     } catch (RuntimeException e) {
       Picture last = latest;
       return new Picture(last.locks(), false, "cannot read " + shown + ": " + e.getMessage(), last.found());
     }
   }
 
-  private Map<String, Object> view(String name, RedisLockLayout layout) {
+  private Map<String, Object> view(RedisTree.Found lock) {
+    String name = lock.name();
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("path", name);
-    view.put("kind", "mutex");
-    view.put("layout", layout == RedisLockLayout.REDISSON ? "redisson" : "plain");
+    view.put("kind", lock.kind().label());
+    view.put("layout", lock.layout());
     try {
-      Mutex mutex = baton.mutex(name, RedisMutexOptions.defaults().withLayout(layout));
-      List<Object> holders = mutex.holder().map(RedisConsoleModel::owner).map(List::<Object>of).orElse(List.of());
-      view.put("holders", holders);
-      view.put("waiters", mutex.waiters().stream().map(RedisConsoleModel::owner).toList());
-      Long ttl = commands.pttl(name);
+      List<LockOwner> holders;
+      List<LockOwner> waiters;
+      switch (lock.kind()) {
+        case MUTEX -> {
+          Mutex mutex = baton.mutex(name, RedisMutexOptions.defaults()
+              .withLayout(lock.layout().equals("redisson") ? RedisLockLayout.REDISSON : RedisLockLayout.PLAIN));
+          holders = mutex.holder().map(List::of).orElse(List.of());
+          waiters = mutex.waiters();
+        }
+        case READ_WRITE_LOCK -> {
+          ReadWriteLock rw = baton.readWriteLock(name);
+          holders = rw.holders();
+          waiters = rw.waiters();
+          view.put("mode", holders.isEmpty() ? null : commands.hget(name, "mode"));
+        }
+        default -> {
+          // Reading the holders does not depend on the number of permits, which Redis does not keep.
+          holders = baton.semaphore(name, 1).holders();
+          waiters = List.of();
+        }
+      }
+      view.put("holders", holders.stream().map(RedisConsoleModel::owner).toList());
+      view.put("waiters", waiters.stream().map(RedisConsoleModel::owner).toList());
+      // The lock key's time to live; a semaphore's permits expire one by one, not with a key.
+      Long ttl = lock.kind() == RedisTree.Kind.SEMAPHORE ? null : commands.pttl(name);
       // PTTL: -2 no key (free), -1 no expiry (a hand-written lock without PX).
       view.put("expiresAtMillis", !holders.isEmpty() && ttl != null && ttl >= 0 ? System.currentTimeMillis() + ttl : null);
     } catch (RuntimeException e) {
@@ -198,22 +203,6 @@ final class RedisConsoleModel implements ConsoleView {
       view.put("error", e.getMessage());
     }
     return view;
-  }
-
-  /** The lock name inside a key: {@code {name}} is the hash tag Baton added; a name with braces of its own has none. */
-  static String untagged(String tagged) {
-    Matcher m = TAGGED.matcher(tagged);
-    return m.matches() ? m.group(1) : tagged;
-  }
-
-  /** The keys matching {@code match}, at most ten times {@link #MAX_LOCKS}; over every master on a cluster. */
-  private List<String> scan(String match) {
-    List<String> keys = new ArrayList<>();
-    ScanIterator<String> iterator = ScanIterator.scan(commands, ScanArgs.Builder.matches(match).limit(1000));
-    while (iterator.hasNext() && keys.size() <= 10 * MAX_LOCKS) {
-      keys.add(iterator.next());
-    }
-    return keys;
   }
 
   private static Map<String, Object> owner(LockOwner o) {

@@ -1,12 +1,12 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.BatonCommand;
 import dev.baton.Baton;
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.DurationConverter;
 import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
-import dev.baton.jdbc.JdbcBaton;
 import dev.baton.embedded.EmbeddedZooKeeper;
+import dev.baton.jdbc.JdbcBaton;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisMutexOptions;
 import dev.baton.testkit.FaultProxy;

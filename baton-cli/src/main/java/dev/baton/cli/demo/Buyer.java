@@ -1,8 +1,8 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.BatonCommand;
-import dev.baton.cli.CliException;
 import dev.baton.atomic.Counter;
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.CliException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.CliException;
 import dev.baton.Baton;
 import dev.baton.atomic.Counter;
-import dev.baton.lock.Mutex;
+import dev.baton.cli.command.CliException;
 import dev.baton.jdbc.JdbcBaton;
+import dev.baton.lock.Mutex;
 import dev.baton.redis.RedisBaton;
 import dev.baton.redis.RedisMutexOptions;
 import java.time.Duration;

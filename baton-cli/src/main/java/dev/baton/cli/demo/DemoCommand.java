@@ -1,10 +1,10 @@
 package dev.baton.cli.demo;
 
 import dev.baton.cli.BatonCommand;
-import dev.baton.cli.CliException;
-import dev.baton.cli.ConnectOptions;
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.RedisConnectOptions;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.ConnectOptions;
+import dev.baton.cli.command.DurationConverter;
+import dev.baton.cli.command.RedisConnectOptions;
 import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.embedded.EmbeddedZooKeeper;

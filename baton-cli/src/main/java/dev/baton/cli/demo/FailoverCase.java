@@ -1,9 +1,9 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.CliException;
 import dev.baton.Baton;
 import dev.baton.BatonException;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.DurationConverter;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.lock.Lease;
 import dev.baton.redis.LockNotReplicatedException;

@@ -1,7 +1,7 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.CliException;
 import dev.baton.atomic.Counter;
+import dev.baton.cli.command.CliException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.baton.cli.demo;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.cli.CliException;
-import dev.baton.cli.DurationConverter;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.DurationConverter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.CliException;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.DurationConverter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;

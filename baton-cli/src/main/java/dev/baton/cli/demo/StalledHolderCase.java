@@ -1,11 +1,11 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.DurationConverter;
-import dev.baton.cli.CliException;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.DurationConverter;
 import dev.baton.lock.Lease;
+import dev.baton.lock.LeaseState;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.FaultProxy;
-import dev.baton.lock.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -1,8 +1,8 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.CliException;
-import dev.baton.cli.ConnectOptions;
 import dev.baton.Baton;
+import dev.baton.cli.command.CliException;
+import dev.baton.cli.command.ConnectOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

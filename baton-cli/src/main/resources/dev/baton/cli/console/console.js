@@ -123,7 +123,8 @@ function render() {
     tr.dataset.path = lock.path;
     tr.append(el('td', lock.path), el('td', lock.kind));
     const holders = el('td');
-    if (lock.kind === 'semaphore') holders.textContent = lock.leases + ' lease nodes';
+    // ZooKeeper's semaphore shows its lease nodes; Redis's its holders, one per permit.
+    if (lock.kind === 'semaphore' && lock.leases !== undefined) holders.textContent = lock.leases + ' lease nodes';
     else if (!lock.holders || lock.holders.length === 0) holders.append(el('span', 'free', 'empty'));
     // On Redis a holder's time is its grant's, by the server's clock.
     else lock.holders.forEach(o => holders.append(ownerLine(o, now, false, s.backend === 'Redis' ? 'granted' : null)));

@@ -1,13 +1,12 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.FollowingCommandsTest;
-import dev.baton.cli.BatonCommand;
-import dev.baton.cli.Cli;
-import dev.baton.cli.StandaloneZooKeeper;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.FollowingCommandsTest;
+import dev.baton.cli.command.StandaloneZooKeeper;
 import dev.baton.lock.Lease;
 import dev.baton.testkit.TestCertificates;
 import java.io.InputStream;

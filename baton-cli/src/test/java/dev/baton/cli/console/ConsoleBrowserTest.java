@@ -1,13 +1,13 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.Chromium;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.cli.command.Chromium;
+import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
-import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.redis.RedisBaton;
 import dev.baton.testkit.TestCluster;
 import java.net.InetSocketAddress;

@@ -1,9 +1,9 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.BatonCommand;
-import dev.baton.cli.Cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.BatonCommand;
+import dev.baton.cli.command.Cli;
 import org.junit.jupiter.api.Test;
 
 /** {@code baton console}'s bad input: refused before anything listens or connects. */

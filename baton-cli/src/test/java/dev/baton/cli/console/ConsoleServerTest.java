@@ -1,12 +1,12 @@
 package dev.baton.cli.console;
 
-import dev.baton.cli.StandaloneZooKeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.Baton;
+import dev.baton.cli.command.StandaloneZooKeeper;
 import dev.baton.lock.Lease;
 import dev.baton.lock.Mutex;
 import dev.baton.testkit.FaultProxy;

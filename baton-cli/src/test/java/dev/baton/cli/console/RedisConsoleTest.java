@@ -6,8 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.BatonCommand;
-import dev.baton.cli.Cli;
-import dev.baton.cli.FollowingCommandsTest;
+import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.FollowingCommandsTest;
+import dev.baton.cli.command.RedisTree;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.lock.Lease;
 import dev.baton.redis.RedisBaton;
@@ -124,6 +125,43 @@ class RedisConsoleTest {
         assertThat(orders.get("holders")).isEmpty();
         assertThat(orders.get("waiters")).isEmpty();
         assertThat(orders.get("expiresAtMillis").isNull()).isTrue();
+      });
+    }
+  }
+
+  /** Issue 36: read-write locks and semaphores are shown beside the mutexes, as on ZooKeeper. */
+  @Test
+  void state_showsReadWriteLocksAndSemaphores_withTheirHolders() throws Exception {
+    try (ConsoleServer server = console(ConsoleAccess.loopback());
+         Lease writer = baton.readWriteLock("catalog").writeLock().acquire(Duration.ofSeconds(5));
+         Lease reader1 = baton.readWriteLock("prices").readLock().acquire(Duration.ofSeconds(5));
+         Lease reader2 = baton.readWriteLock("prices").readLock().acquire(Duration.ofSeconds(5));
+         Lease permits = baton.semaphore("db-slots", 3).acquire(2, Duration.ofSeconds(5))) {
+      await().untilAsserted(() -> {
+        JsonNode state = state(server);
+        JsonNode catalog = lock(state, "catalog");
+        assertThat(catalog).as(state.toString()).isNotNull();
+        assertThat(catalog.get("kind").asText()).isEqualTo("read-write lock");
+        assertThat(catalog.get("mode").asText()).isEqualTo("write");
+        assertThat(catalog.get("holders")).hasSize(1);
+        assertThat(catalog.get("holders").get(0).get("token").asLong()).isEqualTo(writer.fencingToken());
+        assertThat(catalog.get("expiresAtMillis").asLong()).isGreaterThan(state.get("now").asLong());
+        JsonNode prices = lock(state, "prices");
+        assertThat(prices).as(state.toString()).isNotNull();
+        assertThat(prices.get("mode").asText()).isEqualTo("read");
+        assertThat(prices.get("holders")).hasSize(2);
+        JsonNode slots = lock(state, "db-slots");
+        assertThat(slots).as(state.toString()).isNotNull();
+        assertThat(slots.get("kind").asText()).isEqualTo("semaphore");
+        assertThat(slots.get("holders")).as(slots.toString()).isNotEmpty();
+        assertThat(slots.get("holders").get(0).get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(slots.has("error")).as(slots.toString()).isFalse();
+      });
+      writer.close();
+      await().untilAsserted(() -> {
+        JsonNode catalog = lock(state(server), "catalog");
+        assertThat(catalog.get("holders")).isEmpty();
+        assertThat(catalog.get("expiresAtMillis").isNull()).isTrue();
       });
     }
   }
@@ -264,8 +302,9 @@ class RedisConsoleTest {
   @Test
   void theUriIsPrintedWithoutItsPassword() {
     assertThat(ConsoleCommand.shown("redis://app:hunter2@127.0.0.1:6379/0")).isEqualTo("redis://127.0.0.1:6379/0");
-    assertThat(RedisConsoleModel.untagged("{orders}")).isEqualTo("orders");
-    assertThat(RedisConsoleModel.untagged("a{b}c")).isEqualTo("a{b}c");
+    assertThat(RedisTree.untagged("{orders}")).isEqualTo("orders");
+    assertThat(RedisTree.untagged("a{b}c")).isEqualTo("a{b}c");
+    assertThat(RedisTree.untagged("{a{b}")).isEqualTo("{a{b}");
   }
 
   @ParameterizedTest

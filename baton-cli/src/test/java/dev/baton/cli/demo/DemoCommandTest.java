@@ -1,8 +1,8 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.Cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.command.Cli;
 import dev.baton.testkit.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.CliException;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.command.CliException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.cli.BatonCommand;
-import dev.baton.cli.Cli;
-import dev.baton.cli.CliException;
+import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.CliException;
 import dev.baton.embedded.EmbeddedPostgreSql;
 import java.io.IOException;
 import java.net.ConnectException;

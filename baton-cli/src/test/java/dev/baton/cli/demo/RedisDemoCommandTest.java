@@ -1,9 +1,9 @@
 package dev.baton.cli.demo;
 
-import dev.baton.cli.Cli;
-import dev.baton.cli.ConfigFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.ConfigFile;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.lock.Lease;
 import dev.baton.redis.RedisBaton;

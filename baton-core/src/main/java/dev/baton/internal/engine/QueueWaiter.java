@@ -193,6 +193,7 @@ public final class QueueWaiter implements SessionObserver {
    * call sends nothing and returns its failed future.
    */
   public CompletableFuture<Acquisition> start(long timeoutNanos, Supplier<RuntimeException> onTimeout) {
+    Runnable requests;
     synchronized (this) {
       if (phase != Phase.QUEUEING) {
         // Left before it started (its owner's waiters all went): abandon() has nothing to undo
@@ -208,11 +209,21 @@ public final class QueueWaiter implements SessionObserver {
         }
         handle = session.handle();
         joinShared();
-        send();
+        requests = prepareSend();
       } catch (RuntimeException e) {
         abandon(e);
         return result;
       }
+    }
+    // Sent outside the monitor, which ZooKeeper's event thread and the session's timers take: the
+    // caller's thread may be a virtual one, and the ACL provider is the user's code. A cancel or a
+    // timeout meanwhile finds no node yet to delete; the create's reply (onCreated) then sees the
+    // waiter abandoned and deletes the node, so a start racing a cancel leaves nothing behind.
+    try {
+      requests.run();
+    } catch (RuntimeException e) {
+      abandon(e);
+      return result;
     }
     if (session.isClosed()) {
       abandon(new ClientClosedException(session.settings().connectString()));
@@ -268,6 +279,15 @@ public final class QueueWaiter implements SessionObserver {
   // ---- joining the queue ------------------------------------------------------------------
 
   private void send() {
+    prepareSend().run();
+  }
+
+  /**
+   * Called holding the monitor: starts over with a new node, and returns the create and the
+   * listing to send, in that order, on the current handle. Only the answers to these count from
+   * here on, whether they are sent before the monitor is left or after.
+   */
+  private Runnable prepareSend() {
     uuid = UUID.randomUUID().toString();
     ourNode = null;
     previousLostBeforeClaim = null;
@@ -275,10 +295,13 @@ public final class QueueWaiter implements SessionObserver {
     truncatedBelow = null;
     Session.Handle sentOn = handle;
     String protectedPrefix = serverLockPath + "/" + LockNodes.protectedMarker(uuid) + layout.createPrefix();
-    sentOn.zk().create(protectedPrefix, data, session.settings().aclFor(protectedPrefix),
-        CreateMode.EPHEMERAL_SEQUENTIAL,
-        (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
-    requestListing(false);
+    Runnable listing = prepareListing(false);
+    return () -> {
+      sentOn.zk().create(protectedPrefix, data, session.settings().aclFor(protectedPrefix),
+          CreateMode.EPHEMERAL_SEQUENTIAL,
+          (rc, path, ctx, name, stat) -> onCreated(sentOn, Code.get(rc), name, stat), null);
+      listing.run();
+    };
   }
 
   /**
@@ -287,14 +310,19 @@ public final class QueueWaiter implements SessionObserver {
    * the node of a lost create reply, to delete it).
    */
   private void requestListing(boolean searching) {
+    prepareListing(searching).run();
+  }
+
+  /** Called holding the monitor: makes the listing the latest asked for, and returns its sending. */
+  private Runnable prepareListing(boolean searching) {
     Session.Handle sentOn = handle;
     int request = ++listingRequest;
     SharedListings.Reader reader = (code, snapshot) -> onListing(sentOn, request, searching, code, snapshot);
-    if (shared != null) {
-      shared.list(reader);
-    } else {
-      SharedListings.listAlone(sentOn, serverLockPath, layout.kinds(), reader);
+    SharedListings listings = shared;
+    if (listings != null) {
+      return () -> listings.list(reader);
     }
+    return () -> SharedListings.listAlone(sentOn, serverLockPath, layout.kinds(), reader);
   }
 
   private synchronized void onListing(Session.Handle sentOn, int request, boolean searching, Code code,

@@ -4,6 +4,7 @@ import dev.baton.ClientClosedException;
 import dev.baton.ConnectionState;
 import dev.baton.internal.session.Errors;
 import dev.baton.internal.session.Nodes;
+import dev.baton.internal.session.Outbox;
 import dev.baton.internal.session.PathWatches;
 import dev.baton.internal.session.Session;
 import dev.baton.internal.session.SessionObserver;
@@ -72,7 +73,10 @@ import org.apache.zookeeper.data.Stat;
  * </ul>
  *
  * All state is guarded by {@code this}; ZooKeeper callbacks arrive on the event thread of the
- * handle they were sent on, timers on the session's scheduler.
+ * handle they were sent on, timers on the session's scheduler. Requests are decided under the
+ * monitor and sent after leaving it ({@link Outbox}): the monitor is taken by ZooKeeper's event
+ * thread for every answer, and by callers' threads (virtual ones, maybe) for every take, so no
+ * thread holds it while it calls into the ZooKeeper client or the ACL provider.
  */
 final class ItemTakers implements SessionObserver {
 
@@ -123,6 +127,7 @@ final class ItemTakers implements SessionObserver {
   private final String serverPath;
   private final String serverClaims;
   private final Watcher watcher = this::changed;
+  private final Outbox outbox = new Outbox();
 
   private final ArrayDeque<Taker> waiting = new ArrayDeque<>();
   private final TreeSet<String> candidates = new TreeSet<>();
@@ -165,7 +170,7 @@ final class ItemTakers implements SessionObserver {
       if (timeoutNanos > 0) {
         try {
           taker.timer = session.scheduler().schedule(
-              () -> giveUp(taker, new TimeoutException()), timeoutNanos, TimeUnit.NANOSECONDS);
+              () -> sending(() -> giveUp(taker, new TimeoutException())), timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
           giveUp(taker, new ClientClosedException(session.settings().connectString()));
           return taker;
@@ -173,6 +178,7 @@ final class ItemTakers implements SessionObserver {
       }
       pump();
     }
+    outbox.send();
     if (session.isClosed()) {
       sessionClosed(); // closed before this taker was seen by the session's observers
     }
@@ -181,7 +187,9 @@ final class ItemTakers implements SessionObserver {
 
   /** Withdraws a taker not yet served; returns whether it withdrew. */
   boolean withdraw(Taker taker) {
-    return giveUp(taker, new CancellationException("take cancelled"));
+    boolean withdrew = giveUp(taker, new CancellationException("take cancelled"));
+    outbox.send();
+    return withdrew;
   }
 
   /**
@@ -190,17 +198,30 @@ final class ItemTakers implements SessionObserver {
    * applied after it, so the next taker here takes the item back at its place in the queue.
    */
   void release(Claimed claimed) {
-    Nodes.deleteInBackground(session, claimed.handle(), serverClaims + "/" + claimed.item());
-    offerAgain(claimed);
+    synchronized (this) {
+      giveBack(claimed);
+    }
+    outbox.send();
   }
 
   /** The claim of {@code claimed} is gone (or going): this client may take the item again. */
   void offerAgain(Claimed claimed) {
     synchronized (this) {
-      if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0) {
-        candidates.add(claimed.item());
-        pump();
-      }
+      offerAgainLocked(claimed);
+    }
+    outbox.send();
+  }
+
+  /** {@link #release}, holding the monitor: the delete goes out before any claim decided after it. */
+  private void giveBack(Claimed claimed) {
+    outbox.post(() -> Nodes.deleteInBackground(session, claimed.handle(), claimPath(claimed.item())));
+    offerAgainLocked(claimed);
+  }
+
+  private void offerAgainLocked(Claimed claimed) {
+    if (claimed.handle() == session.handle() && claimed.handle() == listedOn && claimed.czxid() != 0) {
+      candidates.add(claimed.item());
+      pump();
     }
   }
 
@@ -218,7 +239,7 @@ final class ItemTakers implements SessionObserver {
     parked.add(item);
     if (waking.add(item)) {
       try {
-        session.scheduler().schedule(() -> holdEnded(item), nanos, TimeUnit.NANOSECONDS);
+        session.scheduler().schedule(() -> sending(() -> holdEnded(item)), nanos, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException closed) {
         waking.remove(item);
       }
@@ -260,7 +281,7 @@ final class ItemTakers implements SessionObserver {
       taker.timer.cancel(false);
     }
     if (!taker.result.complete(claimed)) {
-      release(claimed);
+      giveBack(claimed);
     }
   }
 
@@ -329,7 +350,13 @@ final class ItemTakers implements SessionObserver {
     }
     Session.Handle on = pathWatchedOn;
     pathWatchedOn = null;
-    PathWatches.stopped(session, on, serverPath, removeFromServer);
+    if (removeFromServer) {
+      // Counted and sent together, after what was decided before: an exists watch decided later
+      // on this session goes out after the removal, never removed by it.
+      outbox.post(() -> PathWatches.stopped(session, on, serverPath, true));
+    } else {
+      PathWatches.stopped(session, on, serverPath, false);
+    }
   }
 
   private void changed(WatchedEvent event) {
@@ -343,6 +370,7 @@ final class ItemTakers implements SessionObserver {
       dirty = true;
       pump();
     }
+    outbox.send();
   }
 
   // ---- listing ------------------------------------------------------------------------------
@@ -353,9 +381,12 @@ final class ItemTakers implements SessionObserver {
     if (pathWatchedOn != null && pathWatchedOn != on) {
       stopWatchingPath(false); // that session's watches are gone with it
     }
-    on.zk().getChildren(serverPath, watcher, (rc, path, ctx, children) -> itemsListed(Code.get(rc), children), null);
-    on.zk().getChildren(serverClaims, watcher,
-        (rc, path, ctx, children) -> claimsListed(on, Code.get(rc), children), null);
+    outbox.post(() -> {
+      // One after the other: the session answers in order, and claimsListed reads what itemsListed kept.
+      on.zk().getChildren(serverPath, watcher, (rc, path, ctx, children) -> itemsListed(Code.get(rc), children), null);
+      on.zk().getChildren(serverClaims, watcher,
+          (rc, path, ctx, children) -> sending(() -> claimsListed(on, Code.get(rc), children)), null);
+    });
   }
 
   private synchronized void itemsListed(Code code, List<String> children) {
@@ -398,7 +429,8 @@ final class ItemTakers implements SessionObserver {
 
   private void watchForPath(Session.Handle on) {
     listing = true;
-    on.zk().exists(serverPath, watcher, (rc, path, ctx, stat) -> pathChecked(on, Code.get(rc)), null);
+    outbox.post(() -> on.zk().exists(serverPath, watcher,
+        (rc, path, ctx, stat) -> sending(() -> pathChecked(on, Code.get(rc))), null));
   }
 
   private synchronized void pathChecked(Session.Handle on, Code code) {
@@ -435,19 +467,22 @@ final class ItemTakers implements SessionObserver {
     attempting.add(item);
     inFlight.add(attempt);
     String itemPath = serverPath + "/" + item;
-    Op claim = Op.create(claimPath(item), attempt.claimData, session.settings().aclFor(claimPath(item)),
-        CreateMode.EPHEMERAL);
-    List<Op> ops = attempt.createsClaims
-        ? List.of(Op.check(itemPath, -1),
-            Op.create(serverClaims, EMPTY, session.settings().aclFor(serverClaims), CreateMode.CONTAINER), claim)
-        : List.of(Op.check(itemPath, -1), claim);
-    on.zk().multi(ops, (rc, path, ctx, results) -> claimAnswered(attempt, Code.get(rc), results), null);
-    read(attempt);
+    outbox.post(() -> {
+      // The ACLs too are asked for outside the monitor: the provider is the user's code.
+      Op claim = Op.create(claimPath(item), attempt.claimData, session.settings().aclFor(claimPath(item)),
+          CreateMode.EPHEMERAL);
+      List<Op> ops = attempt.createsClaims
+          ? List.of(Op.check(itemPath, -1),
+              Op.create(serverClaims, EMPTY, session.settings().aclFor(serverClaims), CreateMode.CONTAINER), claim)
+          : List.of(Op.check(itemPath, -1), claim);
+      on.zk().multi(ops, (rc, path, ctx, results) -> claimAnswered(attempt, Code.get(rc), results), null);
+    });
+    read(attempt); // posted after the claim, so sent after it
   }
 
   private void read(Attempt attempt) {
-    attempt.handle.zk().getData(serverPath + "/" + attempt.item, false,
-        (rc, path, ctx, data, stat) -> itemRead(attempt, Code.get(rc), data, stat), null);
+    outbox.post(() -> attempt.handle.zk().getData(serverPath + "/" + attempt.item, false,
+        (rc, path, ctx, data, stat) -> sending(() -> itemRead(attempt, Code.get(rc), data, stat)), null));
   }
 
   private synchronized void claimAnswered(Attempt attempt, Code code, List<OpResult> results) {
@@ -470,7 +505,7 @@ final class ItemTakers implements SessionObserver {
       case READ_AGAIN -> later(attempt, () -> read(attempt));
       case TAKEN, GONE, SESSION_GONE -> failed(attempt);
       case GONE_UNDER_CLAIM -> {
-        release(new Claimed(attempt.handle, attempt.item, data, 0, 0));
+        giveBack(new Claimed(attempt.handle, attempt.item, data, 0, 0));
         failed(attempt);
       }
       case CREATE_CLAIMS_NODE -> {
@@ -484,7 +519,7 @@ final class ItemTakers implements SessionObserver {
       case UNKNOWN -> later(attempt, () -> findLostClaim(attempt));
       case CLAIM_REFUSED -> refused(attempt, attempt.claimCode, claimPath(attempt.item));
       case READ_REFUSED -> {
-        release(new Claimed(attempt.handle, attempt.item, data, 0, 0));
+        giveBack(new Claimed(attempt.handle, attempt.item, data, 0, 0));
         refused(attempt, code, serverPath + "/" + attempt.item);
       }
     }
@@ -506,7 +541,7 @@ final class ItemTakers implements SessionObserver {
 
   /** The claim's reply was lost: it is ours if its node holds this attempt's data. */
   private void findLostClaim(Attempt attempt) {
-    attempt.handle.zk().getData(claimPath(attempt.item), false, (rc, path, ctx, data, stat) -> {
+    outbox.post(() -> attempt.handle.zk().getData(claimPath(attempt.item), false, (rc, path, ctx, data, stat) -> {
       synchronized (this) {
         Code code = Code.get(rc);
         if (code == Code.OK && Arrays.equals(data, attempt.claimData)) {
@@ -518,7 +553,8 @@ final class ItemTakers implements SessionObserver {
           failed(attempt); // not made, someone else's, or the session is gone
         }
       }
-    }, null);
+      outbox.send();
+    }, null));
   }
 
   private void claimed(Attempt attempt, byte[] data, Stat stat) {
@@ -530,7 +566,7 @@ final class ItemTakers implements SessionObserver {
       taker = waiting.poll(); // the one it was for gave up: the next in line gets it
     }
     if (taker == null) {
-      release(claimed);
+      giveBack(claimed);
     } else {
       deliver(taker, claimed);
     }
@@ -585,6 +621,7 @@ final class ItemTakers implements SessionObserver {
         backingOff = false;
         pump();
       }
+      outbox.send();
     }, Math.max(delay, TimeUnit.MILLISECONDS.toNanos(1)));
   }
 
@@ -602,6 +639,7 @@ final class ItemTakers implements SessionObserver {
           step.run();
         }
       }
+      outbox.send();
     }, Math.max(delay, TimeUnit.MILLISECONDS.toNanos(1)));
   }
 
@@ -643,6 +681,7 @@ final class ItemTakers implements SessionObserver {
         }
         pump();
       }
+      outbox.send();
     }
   }
 
@@ -666,6 +705,12 @@ final class ItemTakers implements SessionObserver {
       stopWatchingPath(false);
     }
     session.removeObserver(this);
+  }
+
+  /** Runs {@code step}, which takes the monitor, then sends what it decided; never call holding the monitor. */
+  private void sending(Runnable step) {
+    step.run();
+    outbox.send();
   }
 
   private String itemPath(String item) {

@@ -13,7 +13,8 @@ import java.util.Optional;
 /**
  * The SQL of one layout over the lock table. Every statement is one round trip and runs under
  * auto-commit unless said otherwise; times are the database's. The table keeps one row per lock
- * name: {@code owner} is null while the lock is free, {@code token} only grows. The statements both
+ * name: {@code owner} is null while the lock is free, {@code token} only grows, {@code wanted} is set
+ * by a grant attempt that the row refused and cleared by the next grant. The statements both
  * SQL families share live here, written with the fragments of {@link #family()}; a dialect holds
  * only what differs (its grant, and PostgreSQL's notify in the release's own statement).
  */
@@ -23,6 +24,13 @@ public abstract class Dialect {
 
   /** The outcome of a grant attempt: the token if granted, else how long the holder's row has left. */
   public record Attempt(boolean granted, long token, long remainingMicros) {}
+
+  /**
+   * The outcome of a release: whether the row named the grant and is now free, and whether another
+   * asker was refused the row while the grant held it ({@code wanted}): only then need the releasing
+   * client hold its own next attempt back so that the other one gets in.
+   */
+  public record Released(boolean freed, boolean wanted) {}
 
   /** A lock row as read. */
   public record Row(String owner, long token, Instant acquiredAt, String host, long pid, String thread,
@@ -36,10 +44,16 @@ public abstract class Dialect {
     this.table = table;
   }
 
-  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null where not implemented. */
+  /** The mutex in ShedLock's layout (table {@code table}, tokens in {@code fence}); null on another database. */
   public static Dialect shedLock(String product, String table, String fence) {
-    return product.toLowerCase(java.util.Locale.ROOT).contains("postgres") ? new ShedLockPostgresDialect(table, fence)
-        : null;
+    String p = product.toLowerCase(java.util.Locale.ROOT);
+    if (p.contains("postgres")) {
+      return new ShedLockPostgresDialect(table, fence);
+    }
+    if (p.contains("mysql") || p.contains("mariadb")) {
+      return new ShedLockMysqlDialect(table, fence);
+    }
+    return null;
   }
 
   public static Dialect forProduct(String product, String table) {
@@ -97,7 +111,8 @@ public abstract class Dialect {
   /**
    * Grants the lock to {@code asker} if it is free, its holder's row has expired, or the row already
    * names {@code asker.owner()} (an earlier attempt of the same waiter whose reply was lost), bumping
-   * the token each time.
+   * the token each time and clearing {@code wanted}; a refused attempt sets {@code wanted}, so that
+   * the holder's release tells its client to let another client in ({@link Released#wanted()}).
    */
   public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
 
@@ -131,17 +146,11 @@ public abstract class Dialect {
 
   /**
    * Frees the row if it still names this grant (and wakes waiters where the database can: a
-   * dialect with notifies overrides this to send one in the same statement).
+   * dialect with notifies overrides this to send one in the same statement), and tells whether
+   * another asker wanted it meanwhile.
    */
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
-      throws SQLException {
-    try (PreparedStatement ps = prepare(c, releaseSql())) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      ps.setLong(3, token);
-      return ps.executeUpdate() == 1;
-    }
-  }
+  public abstract Released release(Connection c, String name, String owner, long token, String channel,
+      String payload) throws SQLException;
 
   /** Frees the row if it names {@code owner}, whatever its token: a waiter that gave up after an attempt of unknown outcome. */
   public boolean abandon(Connection c, String name, String owner, String channel, String payload)
@@ -182,7 +191,8 @@ public abstract class Dialect {
 
   /** The columns every statement uses: a query that fails if one is missing. */
   public String probe() {
-    return "SELECT name, owner, token, expires_at, acquired_at, host, pid, thread FROM " + table + " WHERE 1 = 0";
+    return "SELECT name, owner, token, expires_at, acquired_at, host, pid, thread, wanted FROM " + table
+        + " WHERE 1 = 0";
   }
 
   /** A write that touches no row: fails if the user may not update the table. */
@@ -253,11 +263,25 @@ public abstract class Dialect {
     return out;
   }
 
-  public abstract boolean isMissingTable(SQLException e);
+  /**
+   * The SQL family this layout's statements are written in, whether or not it offers the recipes'
+   * tables ({@link #family()} is null in ShedLock's layout, which still speaks one family).
+   */
+  protected SqlFamily sqlFamily() {
+    return family();
+  }
 
-  public abstract boolean isMissingColumn(SQLException e);
+  public boolean isMissingTable(SQLException e) {
+    return sqlFamily().isMissingTable(e);
+  }
 
-  public abstract boolean isDenied(SQLException e);
+  public boolean isMissingColumn(SQLException e) {
+    return sqlFamily().isMissingColumn(e);
+  }
+
+  public boolean isDenied(SQLException e) {
+    return sqlFamily().isDenied(e);
+  }
 
   protected static Optional<Row> row(ResultSet rs) throws SQLException {
     if (!rs.next()) {

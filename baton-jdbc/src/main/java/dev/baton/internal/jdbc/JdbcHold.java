@@ -37,6 +37,8 @@ public final class JdbcHold implements Holding {
   private final String owner;
   private final long token;
   private final long validNanos;
+  /** A leader's hold: its release is a step-down, after which this client always yields the name. */
+  private final boolean stepDown;
   private final AtomicInteger levels = new AtomicInteger(1);
   private final AtomicBoolean renewing = new AtomicBoolean();
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
@@ -54,15 +56,23 @@ public final class JdbcHold implements Holding {
     /** Extends the row while it still names this grant and has not expired; false if it does not. */
     boolean renew(Connection c, long ttlMicros) throws SQLException;
 
-    /** Frees the row if it still names this grant, waking waiters where the database can. */
-    void free(Connection c) throws SQLException;
+    /**
+     * Frees the row if it still names this grant, waking waiters where the database can; true if
+     * another client may want it (this client then lets it in first), false if it cannot.
+     */
+    boolean free(Connection c) throws SQLException;
 
     /** In the caller's transaction: whether the row still names this grant, share-locked until it ends. */
     boolean lockIfHeld(Connection c) throws SQLException;
   }
 
   JdbcHold(JdbcSession session, String name, String owner, long token, long sentAt) {
-    this(session, name, name, owner, token, sentAt, null);
+    this(session, name, owner, token, sentAt, false);
+  }
+
+  /** A mutex's hold; {@code stepDown}: a leader's, whose release always lets another client in first. */
+  JdbcHold(JdbcSession session, String name, String owner, long token, long sentAt, boolean stepDown) {
+    this(session, name, name, owner, token, sentAt, null, stepDown);
   }
 
   /**
@@ -70,7 +80,13 @@ public final class JdbcHold implements Holding {
    * this client ({@code name} for a mutex, a key of its own for other recipes).
    */
   JdbcHold(JdbcSession session, String name, String queueKey, String owner, long token, long sentAt, RowOps ops) {
+    this(session, name, queueKey, owner, token, sentAt, ops, false);
+  }
+
+  private JdbcHold(JdbcSession session, String name, String queueKey, String owner, long token, long sentAt,
+      RowOps ops, boolean stepDown) {
     this.session = session;
+    this.stepDown = stepDown;
     this.name = name;
     this.queueKey = queueKey;
     this.ops = ops != null ? ops : mutexRow(session, name, owner, token);
@@ -88,8 +104,9 @@ public final class JdbcHold implements Holding {
       }
 
       @Override
-      public void free(Connection c) throws SQLException {
-        session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name));
+      public boolean free(Connection c) throws SQLException {
+        return session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name))
+            .wanted();
       }
 
       @Override
@@ -198,19 +215,41 @@ public final class JdbcHold implements Holding {
     }
   }
 
-  /** Frees the row (if it still names this grant), then lets this client's next waiter try. */
+  /**
+   * Frees the row (if it still names this grant), then lets this client's next waiter try: at once
+   * if no other client asked for the row meanwhile, else only after a moment that lets the other
+   * client in ({@link JdbcSession#yieldAfterRelease}); a leader stepping down always waits that moment.
+   */
   void release() {
     levels.set(0);
-    if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+    if (isFinal()) {
       return;
     }
+    // Before RELEASED is told: a leader latch told so joins again at once, on another thread, and
+    // its waiter must find the name yielded. Until the release's answer says whether another client
+    // wants the row, this client's waiters that queue from now on must not take it back.
+    yieldAfterRelease();
+    if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+      return; // lost meanwhile: the yield just set lapses on its own
+    }
     end();
-    session.yieldAfterRelease(queueKey);
     background(() -> {
-      freeRow();
-      session.yieldAfterRelease(queueKey); // counted from when other clients hear the row is free
+      boolean wanted = freeRow();
+      if (wanted || stepDown) {
+        yieldAfterRelease(); // counted from when other clients hear the row is free
+      } else {
+        session.stopYielding(queueKey);
+      }
       session.released(queueKey);
     });
+  }
+
+  private void yieldAfterRelease() {
+    if (stepDown) {
+      session.yieldAfterStepDown(queueKey);
+    } else {
+      session.yieldAfterRelease(queueKey);
+    }
   }
 
   /** Runs {@code task} on the client's statement threads; once the client has closed them, not at all (the close freed the row). */
@@ -231,14 +270,13 @@ public final class JdbcHold implements Holding {
     }
   }
 
-  private void freeRow() {
+  /** Frees the row; true if another client may want it (or the answer was lost). */
+  private boolean freeRow() {
     try {
-      session.run(c -> {
-        ops.free(c);
-        return null;
-      });
+      return session.run(ops::free);
     } catch (SQLException | RuntimeException e) {
       log.debug("Could not free the row of {}; it expires with its TTL", name, e);
+      return true;
     }
   }
 

@@ -97,26 +97,42 @@ public final class JdbcMutex implements Mutex {
     }
   }
 
+  /**
+   * One grant statement, tried a second time (as a new asker) when the first failed on its
+   * connection: a pooled connection to a database that restarted fails once, and the pool drops
+   * it. The first attempt's outcome is unknown, so its row is freed should it be ours, as before.
+   */
   private Optional<Lease> tryOnce(Thread me) {
-    String owner = session.newOwnerId();
-    long sentAt = System.nanoTime();
-    try {
-      Dialect.Attempt attempt = session.run(c -> session.dialect().tryGrant(c, name,
-          new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
-          session.settings().leaseTtl().toNanos() / 1000));
-      session.succeeded();
-      if (!attempt.granted()) {
-        return Optional.empty();
+    for (int attempt = 1; ; attempt++) {
+      String owner = session.newOwnerId();
+      long sentAt = System.nanoTime();
+      try {
+        Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name,
+            new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
+            session.settings().leaseTtl().toNanos() / 1000));
+        session.succeeded();
+        if (!granted.granted()) {
+          return Optional.empty();
+        }
+        JdbcHold hold = new JdbcHold(session, name, owner, granted.token(), sentAt);
+        hold.start();
+        bind(me, hold);
+        return Optional.of(new JdbcLease(hold));
+      } catch (SQLException e) {
+        session.abandon(name, owner); // the attempt's outcome is unknown: free the row should it be ours
+        if (attempt == 1 && isConnectionFailure(e)) {
+          continue;
+        }
+        session.failed(e);
+        throw session.error("trying " + name, e);
       }
-      JdbcHold hold = new JdbcHold(session, name, owner, attempt.token(), sentAt);
-      hold.start();
-      bind(me, hold);
-      return Optional.of(new JdbcLease(hold));
-    } catch (SQLException e) {
-      session.failed(e);
-      session.abandon(name, owner); // the attempt's outcome is unknown: free the row should it be ours
-      throw session.error("trying " + name, e);
     }
+  }
+
+  /** A failure of the connection itself (SQL state class 08), which another connection may not have. */
+  private static boolean isConnectionFailure(SQLException e) {
+    return e instanceof java.sql.SQLTransientConnectionException || e instanceof java.sql.SQLNonTransientConnectionException
+        || e instanceof java.sql.SQLRecoverableException || e.getSQLState() != null && e.getSQLState().startsWith("08");
   }
 
   private static RuntimeException unwrap(Throwable cause) {

@@ -243,17 +243,37 @@ public final class JdbcSession implements AutoCloseable {
    * on it from now on do not try, so that a waiter of another client, woken by the release's notify
    * (or its back-off), gets the row first. The table keeps no queue, so this is how a client that
    * steps down (a leader latch joining again at once) lets the next one in rather than take the row
-   * straight back. Waiters of this client that were queued before the release try at once.
+   * straight back. Waiters of this client that were queued before the release try at once. A mutex
+   * yields only when the row says another asker was refused it ({@link Dialect.Released#wanted()})
+   * or its holder was a leader; otherwise {@link #stopYielding} ends the moment once the release is
+   * answered, so that a lock nobody else wants changes hands within this client at full speed.
    */
   void yieldAfterRelease(String name) {
+    yieldFor(name, yieldNanos());
+  }
+
+  /**
+   * As {@link #yieldAfterRelease}, for a leader stepping down: twice as long (a renewal period, at
+   * most 500 ms), since the next candidate's attempt, woken by the notify, must land within it
+   * however busy its machine, or this client takes the leadership straight back and keeps it.
+   */
+  void yieldAfterStepDown(String name) {
+    yieldFor(name, 2 * yieldNanos());
+  }
+
+  private void yieldFor(String name, long grace) {
     long now = System.nanoTime();
-    long grace = yieldNanos();
     Yield y = yielding.compute(name, (n, old) -> new Yield(old != null ? old.since() : now, now + grace));
     try {
       timer.schedule(() -> yielding.remove(name, y), grace, TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException ignored) {
       yielding.remove(name, y); // closing
     }
+  }
+
+  /** This client's release of {@code name} was wanted by no other client: its waiters try at once. */
+  void stopYielding(String name) {
+    yielding.remove(name);
   }
 
   /**

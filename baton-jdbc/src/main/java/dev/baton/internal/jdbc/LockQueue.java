@@ -1,5 +1,6 @@
 package dev.baton.internal.jdbc;
 
+import dev.baton.internal.leadership.ParticipantQueue;
 import dev.baton.lock.Lease;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -7,8 +8,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,10 +21,8 @@ import org.slf4j.LoggerFactory;
  * connection down), on a back-off bounded by that expiry. So a hand-over costs each waiting
  * client one or two statements, whatever its number of waiters, and a waiter holds no thread.
  */
-final class LockQueue {
+final class LockQueue extends CheckQueue {
   private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
-  private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-  private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   /** One waiter: completes its future with a lease, on the client's event executor. */
   static final class Waiter {
@@ -41,6 +38,16 @@ final class LockQueue {
     /** An attempt failed without an answer: the row may name this waiter. */
     volatile boolean uncertain;
 
+    /**
+     * Whether this waiter is a leader latch's or selector's participant ({@link ParticipantQueue}):
+     * its release is a step-down, after which this client always lets another client in, even one
+     * whose first attempt has not yet marked the row wanted (a latch joins again at once, and would
+     * otherwise take the row straight back and keep it).
+     */
+    boolean stepsDown() {
+      return thread.startsWith(ParticipantQueue.PREFIX);
+    }
+
     Waiter(JdbcMutex mutex, Thread boundTo, String thread, String owner) {
       this.mutex = mutex;
       this.boundTo = boundTo;
@@ -49,17 +56,32 @@ final class LockQueue {
     }
   }
 
-  private final JdbcSession session;
   private final String name;
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by this
-  private boolean checking; // guarded by this
-  private boolean again; // guarded by this: woken while a check was in flight
-  private ScheduledFuture<?> timer; // guarded by this
-  private long backoffNanos = MIN_BACKOFF_NANOS; // guarded by this
 
   LockQueue(JdbcSession session, String name) {
-    this.session = session;
+    super(session);
     this.name = name;
+  }
+
+  @Override
+  boolean hasWork() {
+    return !waiters.isEmpty();
+  }
+
+  @Override
+  boolean hasWaiters() {
+    return !waiters.isEmpty();
+  }
+
+  @Override
+  long headQueuedNanos() {
+    return waiters.peek().queuedNanos;
+  }
+
+  @Override
+  String yieldKey() {
+    return name;
   }
 
   String name() {
@@ -88,79 +110,31 @@ final class LockQueue {
   private void remove(Waiter waiter) {
     synchronized (this) {
       waiters.remove(waiter);
-      if (waiters.isEmpty() && timer != null) {
-        timer.cancel(false);
-        timer = null;
-      }
+      stopTimerIfEmpty();
     }
     session.forgetIfIdle(this);
   }
 
   synchronized boolean isIdle() {
-    return waiters.isEmpty() && !checking;
+    return waiters.isEmpty() && !isChecking();
   }
 
   synchronized List<Waiter> snapshot() {
     return new ArrayList<>(waiters);
   }
 
-  /** A lease of this client on the name ended: the next waiter tries at once. */
-  void released() {
-    synchronized (this) {
-      backoffNanos = MIN_BACKOFF_NANOS;
-    }
-    wake();
-  }
-
-  /** Something may have changed (a notify, a release, a timer): check once, now or after the check in flight. */
-  void wake() {
-    synchronized (this) {
-      if (waiters.isEmpty()) {
-        return;
-      }
-      if (checking) {
-        again = true;
-        return;
-      }
-      long yieldNanos = session.yieldingNanos(name, waiters.peek().queuedNanos);
-      if (yieldNanos > 0) { // this client just released the name: another client's waiter goes first
-        if (timer != null) {
-          timer.cancel(false);
-        }
-        try {
-          timer = session.timer().schedule(this::wake, yieldNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          timer = null; // closing
-        }
-        return;
-      }
-      checking = true;
-      if (timer != null) {
-        timer.cancel(false);
-        timer = null;
-      }
-    }
-    try {
-      session.io(this::check);
-    } catch (RejectedExecutionException e) {
-      synchronized (this) {
-        checking = false;
-      }
-    }
-  }
-
-  private void check() {
+  @Override
+  void check() {
     Waiter head;
     synchronized (this) {
       while (!waiters.isEmpty() && waiters.peek().future.isDone()) {
         waiters.poll();
       }
       head = waiters.peek();
-      if (head == null) {
-        checking = false;
-        again = false;
-        return;
-      }
+    }
+    if (head == null) {
+      finishCheck(-1); // a waiter queued meanwhile has woken this check: it goes again
+      return;
     }
     String owner = head.owner;
     long sentAt = System.nanoTime();
@@ -173,67 +147,21 @@ final class LockQueue {
       if (attempt.granted()) {
         synchronized (this) {
           waiters.remove(head);
-          backoffNanos = MIN_BACKOFF_NANOS;
         }
-        grant(head, new JdbcHold(session, name, owner, attempt.token(), sentAt));
+        resetBackoff();
+        grant(head.future, new JdbcHold(session, name, owner, attempt.token(), sentAt, head.stepsDown()),
+            head.boundTo == null ? null : hold -> head.mutex.bind(head.boundTo, hold));
         finishCheck(-1);
         return;
       }
-      long untilExpiry = TimeUnit.MICROSECONDS.toNanos(Math.max(0, attempt.remainingMicros())) + GRACE_NANOS;
-      if (session.listening() && !session.dialect().foreignWriters()) {
-        retryNanos = untilExpiry; // a release is heard; an expiry is not
-      } else {
-        synchronized (this) {
-          retryNanos = Math.min(backoffNanos, untilExpiry);
-          backoffNanos = Math.min(backoffNanos * 2, session.settings().maxBackoff().toNanos());
-        }
-      }
+      retryNanos = retryAfterRefusal(
+          TimeUnit.MICROSECONDS.toNanos(Math.max(0, attempt.remainingMicros())) + GRACE_NANOS);
     } catch (SQLException | RuntimeException e) {
       log.debug("Trying {} failed: {}", name, e.toString());
       head.uncertain = true;
       session.failed(e);
-      synchronized (this) {
-        retryNanos = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, session.settings().maxBackoff().toNanos());
-      }
+      retryNanos = retryAfterFailure();
     }
     finishCheck(retryNanos);
-  }
-
-  private void grant(Waiter waiter, JdbcHold hold) {
-    hold.start();
-    JdbcLease lease = new JdbcLease(hold);
-    try {
-      session.events().execute(() -> {
-        if (waiter.boundTo != null) {
-          waiter.mutex.bind(waiter.boundTo, hold);
-        }
-        if (!waiter.future.complete(lease)) {
-          hold.release(); // the waiter gave up (timeout, cancel) while the grant was on its way
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      hold.release();
-    }
-  }
-
-  /** Ends the check; checks again at once if woken meanwhile, else after {@code retryNanos} (never if negative). */
-  private void finishCheck(long retryNanos) {
-    boolean now;
-    synchronized (this) {
-      checking = false;
-      now = again && !waiters.isEmpty();
-      again = false;
-      if (!now && retryNanos >= 0 && !waiters.isEmpty()) {
-        try {
-          timer = session.timer().schedule(this::wake, retryNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          // closing
-        }
-      }
-    }
-    if (now) {
-      wake();
-    }
   }
 }

@@ -7,23 +7,25 @@ import java.sql.SQLException;
 
 /**
  * PostgreSQL: the grant is one statement (an upsert that takes the row only if it is free or
- * expired, and bumps its token), returning either the new token or how long the holder has left.
- * Release frees the row and sends {@code pg_notify} in the same statement, so the notice is
- * delivered exactly when the release commits.
+ * expired, and bumps its token, or else marks it wanted), returning either the new token or how
+ * long the holder has left. Release frees the row, reads whether it was wanted and sends {@code
+ * pg_notify} in the same statement, so the notice is delivered exactly when the release commits.
  */
 final class PostgresDialect extends Dialect {
   private static final String GRANT = "WITH g AS ("
-      + " INSERT INTO {T} AS l (name, owner, token, expires_at, acquired_at, host, pid, thread)"
-      + " VALUES (?, ?, 1, now() + ?::bigint * interval '1 microsecond', now(), ?, ?, ?)"
+      + " INSERT INTO {T} AS l (name, owner, token, expires_at, acquired_at, host, pid, thread, wanted)"
+      + " VALUES (?, ?, 1, now() + ?::bigint * interval '1 microsecond', now(), ?, ?, ?, false)"
       + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
       + "  expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at,"
-      + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread"
+      + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread, wanted = false"
       + " WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner"
-      + " RETURNING token)"
+      + " RETURNING token),"
+      // Refused: the row (locked by the upsert above) is marked wanted in the same statement.
+      + " w AS (UPDATE {T} SET wanted = true WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)"
+      + " RETURNING token, expires_at)"
       + " SELECT true, token, 0::bigint FROM g"
       + " UNION ALL"
-      + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint"
-      + " FROM {T} WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)";
+      + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint FROM w";
 
   PostgresDialect(String table) {
     super(table);
@@ -60,16 +62,17 @@ final class PostgresDialect extends Dialect {
 
   /** Frees the row and sends {@code pg_notify} in the same statement: the notice goes out exactly when the release commits. */
   @Override
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
+  public Released release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, notifying(releaseSql()))) {
+    try (PreparedStatement ps = prepare(c, "WITH r AS (" + releaseSql() + " RETURNING wanted)"
+        + " SELECT pg_notify(?, ?), wanted FROM r")) {
       ps.setString(1, name);
       ps.setString(2, owner);
       ps.setLong(3, token);
       ps.setString(4, channel);
       ps.setString(5, payload);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
+        return rs.next() ? new Released(true, rs.getBoolean(2)) : new Released(false, false);
       }
     }
   }
@@ -91,20 +94,5 @@ final class PostgresDialect extends Dialect {
   /** {@code update}, then a notify (two more parameters: channel, payload) if it changed a row. */
   private static String notifying(String update) {
     return "WITH r AS (" + update + " RETURNING name) SELECT pg_notify(?, ?) FROM r";
-  }
-
-  @Override
-  public boolean isMissingTable(SQLException e) {
-    return "42P01".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isMissingColumn(SQLException e) {
-    return "42703".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isDenied(SQLException e) {
-    return "42501".equals(e.getSQLState());
   }
 }

@@ -9,8 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -26,10 +24,8 @@ import org.slf4j.LoggerFactory;
  * least every renewal period when waiters are registered in the table, since each check also
  * extends their rows (a waiter row of a client that died expires like a lease).
  */
-final class ShareQueue {
+final class ShareQueue extends CheckQueue {
   private static final Logger log = LoggerFactory.getLogger(ShareQueue.class);
-  private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-  private static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   /** One waiter: completes its future with a lease, on the client's event executor. */
   static final class Waiter {
@@ -50,7 +46,6 @@ final class ShareQueue {
     }
   }
 
-  private final JdbcSession session;
   private final ShareRows rows;
   private final String name;
   private final String key;
@@ -59,13 +54,9 @@ final class ShareQueue {
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by this
   /** Owners whose rows must go: waiters that gave up while registered or after an uncertain attempt. */
   private final Set<String> gone = new LinkedHashSet<>(); // guarded by this
-  private boolean checking; // guarded by this
-  private boolean again; // guarded by this
-  private ScheduledFuture<?> timer; // guarded by this
-  private long backoffNanos = MIN_BACKOFF_NANOS; // guarded by this
 
   ShareQueue(JdbcSession session, ShareRows rows, String name, ShareRows.Rule rule, boolean registerWaiters) {
-    this.session = session;
+    super(session);
     this.rows = rows;
     this.name = name;
     this.key = rows.key(name);
@@ -75,6 +66,31 @@ final class ShareQueue {
 
   String key() {
     return key;
+  }
+
+  @Override
+  boolean hasWork() {
+    return !waiters.isEmpty() || !gone.isEmpty();
+  }
+
+  @Override
+  boolean hasWaiters() {
+    return !waiters.isEmpty();
+  }
+
+  @Override
+  long headQueuedNanos() {
+    return waiters.peek().queuedNanos;
+  }
+
+  @Override
+  String yieldKey() {
+    return key;
+  }
+
+  @Override
+  void idle() {
+    session.forgetIfIdle(this);
   }
 
   /** Puts {@code waiter} in line; called by the session inside its map's compute, so the queue cannot be forgotten meanwhile. */
@@ -103,66 +119,15 @@ final class ShareQueue {
   }
 
   synchronized boolean isIdle() {
-    return waiters.isEmpty() && gone.isEmpty() && !checking;
+    return waiters.isEmpty() && gone.isEmpty() && !isChecking();
   }
 
   synchronized List<Waiter> snapshot() {
     return new ArrayList<>(waiters);
   }
 
-  void released() {
-    synchronized (this) {
-      backoffNanos = MIN_BACKOFF_NANOS;
-    }
-    wake();
-  }
-
-  void wake() {
-    boolean idle;
-    synchronized (this) {
-      idle = waiters.isEmpty() && gone.isEmpty();
-    }
-    if (idle) {
-      session.forgetIfIdle(this); // outside this queue's lock: the session's map locks first, then the queue
-      return;
-    }
-    synchronized (this) {
-      if (waiters.isEmpty() && gone.isEmpty()) {
-        return;
-      }
-      if (checking) {
-        again = true;
-        return;
-      }
-      Waiter head = waiters.peek();
-      long yieldNanos = head == null ? 0 : session.yieldingNanos(key, head.queuedNanos);
-      if (yieldNanos > 0) { // this client just released: another client's waiter goes first
-        if (timer != null) {
-          timer.cancel(false);
-        }
-        try {
-          timer = session.timer().schedule(this::wake, yieldNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          timer = null;
-        }
-        return;
-      }
-      checking = true;
-      if (timer != null) {
-        timer.cancel(false);
-        timer = null;
-      }
-    }
-    try {
-      session.io(this::check);
-    } catch (RejectedExecutionException e) {
-      synchronized (this) {
-        checking = false;
-      }
-    }
-  }
-
-  private void check() {
+  @Override
+  void check() {
     Waiter head;
     List<Waiter> toRegister = new ArrayList<>();
     List<String> withdraw;
@@ -176,13 +141,9 @@ final class ShareQueue {
         toRegister.add(head);
       }
       withdraw = new ArrayList<>(gone);
-      if (head == null && withdraw.isEmpty()) {
-        checking = false;
-        again = false;
-      }
     }
     if (head == null && withdraw.isEmpty()) {
-      session.forgetIfIdle(this);
+      finishCheck(-1); // forgets the queue, unless a waiter queued meanwhile has woken this check
       return;
     }
     long sentAt = System.nanoTime();
@@ -200,18 +161,19 @@ final class ShareQueue {
           w.registered = true;
           if (w.future.isDone() && !(attempt.granted() && w == head)) {
             gone.add(w.request.owner()); // gave up while its row was being written
-            again = true;
+            checkAgain();
           }
         }
       }
       if (head != null && attempt.granted()) {
         synchronized (this) {
           waiters.remove(head);
-          backoffNanos = MIN_BACKOFF_NANOS;
-          again = true; // permits or a shared read may be left for the next waiter
         }
+        resetBackoff();
+        checkAgain(); // permits or a shared read may be left for the next waiter
         String owner = head.request.owner();
-        grant(head, new JdbcHold(session, name, key, owner, attempt.token(), sentAt, rows.ops(name, owner, attempt.token())));
+        grant(head.future, new JdbcHold(session, name, key, owner, attempt.token(), sentAt,
+            rows.ops(name, owner, attempt.token())), head.onGrant);
         finishCheck(-1);
         return;
       }
@@ -219,14 +181,7 @@ final class ShareQueue {
       if (attempt.remainingMicros() <= 0 && head != null) {
         untilExpiry = session.settings().renewEvery().toNanos(); // blocked by nothing that expires: look again soon
       }
-      if (session.listening()) {
-        retryNanos = untilExpiry; // a release is heard; an expiry is not
-      } else {
-        synchronized (this) {
-          retryNanos = Math.min(backoffNanos, untilExpiry);
-          backoffNanos = Math.min(backoffNanos * 2, session.settings().maxBackoff().toNanos());
-        }
-      }
+      retryNanos = retryAfterRefusal(untilExpiry);
       if (registerWaiters) {
         retryNanos = Math.min(retryNanos, session.settings().renewEvery().toNanos()); // keeps the waiter rows alive
       }
@@ -236,49 +191,8 @@ final class ShareQueue {
         head.uncertain = true;
       }
       session.failed(e);
-      synchronized (this) {
-        retryNanos = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, session.settings().maxBackoff().toNanos());
-      }
+      retryNanos = retryAfterFailure();
     }
     finishCheck(retryNanos);
-  }
-
-  private void grant(Waiter waiter, JdbcHold hold) {
-    hold.start();
-    JdbcLease lease = new JdbcLease(hold);
-    try {
-      session.events().execute(() -> {
-        if (waiter.onGrant != null) {
-          waiter.onGrant.accept(hold);
-        }
-        if (!waiter.future.complete(lease)) {
-          hold.release(); // the waiter gave up while the grant was on its way
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      hold.release();
-    }
-  }
-
-  private void finishCheck(long retryNanos) {
-    boolean now;
-    synchronized (this) {
-      checking = false;
-      now = again && (!waiters.isEmpty() || !gone.isEmpty());
-      again = false;
-      if (!now && retryNanos >= 0 && !waiters.isEmpty()) {
-        try {
-          timer = session.timer().schedule(this::wake, retryNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          // closing
-        }
-      }
-    }
-    if (now) {
-      wake();
-    } else {
-      session.forgetIfIdle(this);
-    }
   }
 }

@@ -23,7 +23,9 @@ import java.util.TimeZone;
  * check for a writer cannot be raced by another client. It then drops the rows whose time is up
  * (by the database's clock), reads the rest, decides in Java by the recipe's {@link Rule}, and on
  * a grant bumps the header's token and writes the lease's row. Renewal, release and reads touch
- * single rows and take no header lock.
+ * single rows and take no header lock. Every transaction here runs at READ COMMITTED ({@link
+ * SqlFamily#readCommittedNext}), so that it locks only the rows it changes and never holds a live
+ * lease's renewal back.
  */
 final class ShareRows {
   private static final String COLUMNS = "owner, kind, permits, granted, token, %s, acquired_at, host, pid, thread";
@@ -289,7 +291,7 @@ final class ShareRows {
       }
 
       @Override
-      public void free(Connection c) throws SQLException {
+      public boolean free(Connection c) throws SQLException {
         inTransaction(c, () -> {
           try (PreparedStatement ps = dialect.prepare(c, "DELETE FROM " + table
               + " WHERE name = ? AND owner = ? AND token = ?")) {
@@ -302,6 +304,7 @@ final class ShareRows {
           }
           return null;
         });
+        return true; // the table does not tell whether anyone waits: this client yields every time
       }
 
       @Override
@@ -317,9 +320,10 @@ final class ShareRows {
     return "\u0001" + table + "|" + name;
   }
 
-  private static <T> T inTransaction(Connection c, JdbcSession.SqlFn0<T> work) throws SQLException {
+  private <T> T inTransaction(Connection c, JdbcSession.SqlFn0<T> work) throws SQLException {
     c.setAutoCommit(false);
     try {
+      sql.readCommittedNext(dialect, c);
       T result = work.apply();
       c.commit();
       return result;

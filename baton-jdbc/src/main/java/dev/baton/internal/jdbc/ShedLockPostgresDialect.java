@@ -3,27 +3,18 @@ package dev.baton.internal.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Types;
-import java.util.Optional;
 
 /**
- * The mutex in ShedLock's table layout ({@code name, lock_until, locked_at, locked_by}) on
- * PostgreSQL, so that a Baton mutex and ShedLock's {@code JdbcTemplateLockProvider} (configured
- * {@code usingDbTime()}) exclude each other on the same rows. The rules are ShedLock's: a row is
- * free when {@code lock_until <= now}, in UTC by the database's clock; {@code locked_by} names the
- * holder (here the grant's owner id and host). The fencing token, which the layout has no column
- * for, is bumped in a table of Baton's own ({@code baton_fence}) in the grant's own statement. ShedLock
- * does not notify, so waiters re-check on a back-off bounded by the holder's {@code lock_until}.
+ * ShedLock's layout on PostgreSQL: the grant is one statement (an upsert of ShedLock's row that
+ * takes it only if it is free, expired or already this owner's, and the bump of the fence row in
+ * the same statement); the release frees the row and notifies in one statement.
  */
-final class ShedLockPostgresDialect extends Dialect {
+final class ShedLockPostgresDialect extends ShedLockDialect {
   private static final String NOW = "timezone('utc', CURRENT_TIMESTAMP)";
-  private final String fence;
 
   ShedLockPostgresDialect(String table, String fence) {
-    super(table);
-    this.fence = fence;
+    super(table, fence, SqlFamily.POSTGRES);
   }
 
   @Override
@@ -32,63 +23,20 @@ final class ShedLockPostgresDialect extends Dialect {
   }
 
   @Override
-  protected String ddlResource() {
-    return "/dev/baton/jdbc/shedlock-postgresql.sql";
+  protected String now() {
+    return NOW;
   }
 
   @Override
-  protected String names(String sql) {
-    return sql.replace("shedlock (", table + " (").replace("baton_fence", fence);
-  }
-
-  @Override
-  public int maxNameLength() {
-    return 64;
-  }
-
-  @Override
-  public boolean foreignWriters() {
-    return true;
-  }
-
-  @Override
-  public String probe() {
-    return "SELECT name, lock_until, locked_at, locked_by FROM " + table + " WHERE 1 = 0";
-  }
-
-  @Override
-  public String writeProbe() {
-    return "UPDATE " + table + " SET lock_until = lock_until WHERE 1 = 0";
-  }
-
-  @Override
-  public String shapeProblem(ResultSetMetaData md) throws SQLException {
-    int until = md.getColumnType(2);
-    if (until == Types.TIMESTAMP) {
-      return null;
-    }
-    return "lock_until is " + md.getColumnTypeName(2) + " (want TIMESTAMP, UTC, as ShedLock creates it)";
-  }
-
-  private static String lockedBy(Asker asker) {
-    return lockedBy(asker.owner(), asker.host());
-  }
-
-  private static String lockedBy(String owner, String host) {
-    String s = owner + "@" + host;
-    return s.length() > 255 ? s.substring(0, 255) : s;
-  }
-
-  /** The {@code locked_by} a grant wrote is its owner id (a UUID, a dash, digits), then {@code @host}: matched by prefix. */
-  private static String ownerPattern(String owner) {
-    return owner + "@%";
+  protected String nowPlusMicros() {
+    return NOW + " + ?::bigint * interval '1 microsecond'";
   }
 
   @Override
   public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException {
     String sql = "WITH g AS ("
         + " INSERT INTO {T} AS l (name, lock_until, locked_at, locked_by)"
-        + " VALUES (?, " + NOW + " + ?::bigint * interval '1 microsecond', " + NOW + ", ?)"
+        + " VALUES (?, " + nowPlusMicros() + ", " + NOW + ", ?)"
         + " ON CONFLICT (name) DO UPDATE SET lock_until = EXCLUDED.lock_until, locked_at = EXCLUDED.locked_at,"
         + "  locked_by = EXCLUDED.locked_by"
         + " WHERE l.lock_until <= " + NOW + " OR l.locked_by = EXCLUDED.locked_by"
@@ -113,28 +61,11 @@ final class ShedLockPostgresDialect extends Dialect {
     }
   }
 
-  @Override
-  public boolean renew(Connection c, String name, String owner, long token, long ttlMicros) throws SQLException {
-    try (PreparedStatement ps = prepare(c, "UPDATE {T} SET lock_until = " + NOW
-        + " + ?::bigint * interval '1 microsecond' WHERE name = ? AND locked_by LIKE ? AND lock_until > " + NOW)) {
-      ps.setLong(1, ttlMicros);
-      ps.setString(2, name);
-      ps.setString(3, ownerPattern(owner));
-      return ps.executeUpdate() == 1;
-    }
-  }
-
-  @Override
-  public boolean release(Connection c, String name, String owner, long token, String channel, String payload)
-      throws SQLException {
-    return abandon(c, name, owner, channel, payload);
-  }
-
+  /** Frees the row and sends {@code pg_notify} in the same statement: one round trip, the notice sent when it commits. */
   @Override
   public boolean abandon(Connection c, String name, String owner, String channel, String payload)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, "WITH r AS (UPDATE {T} SET lock_until = " + NOW
-        + " WHERE name = ? AND locked_by LIKE ? RETURNING name) SELECT pg_notify(?, ?) FROM r")) {
+    try (PreparedStatement ps = prepare(c, "WITH r AS (" + freeSql() + " RETURNING name) SELECT pg_notify(?, ?) FROM r")) {
       ps.setString(1, name);
       ps.setString(2, ownerPattern(owner));
       ps.setString(3, channel);
@@ -143,44 +74,5 @@ final class ShedLockPostgresDialect extends Dialect {
         return rs.next();
       }
     }
-  }
-
-  @Override
-  public boolean lockIfHeld(Connection c, String name, String owner, long token) throws SQLException {
-    try (PreparedStatement ps = prepare(c, "SELECT 1 FROM {T} WHERE name = ? AND locked_by LIKE ? AND lock_until > "
-        + NOW + " FOR SHARE")) {
-      ps.setString(1, name);
-      ps.setString(2, ownerPattern(owner));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  @Override
-  public Optional<Row> read(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = prepare(c, "SELECT s.locked_by, coalesce(f.token, 0), s.locked_at AT TIME ZONE 'UTC',"
-        + " s.locked_by, 0, '', s.lock_until > " + NOW + " FROM {T} s LEFT JOIN " + fence
-        + " f ON f.name = s.name WHERE s.name = ?")) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        return row(rs);
-      }
-    }
-  }
-
-  @Override
-  public boolean isMissingTable(SQLException e) {
-    return "42P01".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isMissingColumn(SQLException e) {
-    return "42703".equals(e.getSQLState());
-  }
-
-  @Override
-  public boolean isDenied(SQLException e) {
-    return "42501".equals(e.getSQLState());
   }
 }

@@ -65,6 +65,26 @@ public enum SqlFamily {
     String upsertValue(String table) {
       return "INSERT INTO " + table + " (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value";
     }
+
+    @Override
+    void readCommittedNext(Dialect dialect, Connection c) {
+      // READ COMMITTED is PostgreSQL's default, and its statements lock only the rows they change.
+    }
+
+    @Override
+    boolean isMissingTable(SQLException e) {
+      return "42P01".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isMissingColumn(SQLException e) {
+      return "42703".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isDenied(SQLException e) {
+      return "42501".equals(e.getSQLState());
+    }
   },
 
   MYSQL {
@@ -142,6 +162,30 @@ public enum SqlFamily {
     String upsertValue(String table) {
       return "INSERT INTO " + table + " (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)";
     }
+
+    @Override
+    void readCommittedNext(Dialect dialect, Connection c) throws SQLException {
+      // For the next transaction only: the pooled connection's own level is left as it was.
+      try (PreparedStatement ps = dialect.prepare(c, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED")) {
+        ps.execute();
+      }
+    }
+
+    @Override
+    boolean isMissingTable(SQLException e) {
+      return e.getErrorCode() == 1146 || "42S02".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isMissingColumn(SQLException e) {
+      return e.getErrorCode() == 1054 || "42S22".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean isDenied(SQLException e) {
+      int code = e.getErrorCode();
+      return code == 1142 || code == 1143 || code == 1044 || code == 1045;
+    }
   };
 
   /** The database's clock. */
@@ -167,6 +211,24 @@ public enum SqlFamily {
 
   /** Sets the counter row to the second parameter, making it if missing. */
   abstract String upsertValue(String table);
+
+  /**
+   * Runs the connection's next transaction at READ COMMITTED, so that its {@code UPDATE}s and
+   * {@code DELETE}s lock only the rows they change. The shared recipes' transactions need no more
+   * (their grants serialize on the name's header row, whatever the level); MySQL's default,
+   * REPEATABLE READ, would lock every row of the name a statement scans, the live leases' too, and
+   * hold their renewals back until the transaction commits.
+   */
+  abstract void readCommittedNext(Dialect dialect, Connection c) throws SQLException;
+
+  /** Whether {@code e} says a table does not exist. */
+  abstract boolean isMissingTable(SQLException e);
+
+  /** Whether {@code e} says a column does not exist. */
+  abstract boolean isMissingColumn(SQLException e);
+
+  /** Whether {@code e} says the user may not do what was asked. */
+  abstract boolean isDenied(SQLException e);
 
   /** The SQLState of a value out of a column's range (a {@code BIGINT} overflow), on both families. */
   static boolean isOutOfRange(SQLException e) {

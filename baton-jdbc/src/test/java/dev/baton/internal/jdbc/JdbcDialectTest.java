@@ -82,8 +82,33 @@ class JdbcDialectTest {
       Dialect.Attempt b = d.tryGrant(c, "expired", B, TTL);
       assertThat(b.granted()).isTrue();
       assertThat(b.token()).isGreaterThan(a.token());
-      assertThat(d.release(c, "expired", "owner-a", a.token(), "ch", "x")).as("not A's row any more").isFalse();
-      assertThat(d.release(c, "expired", "owner-b", b.token(), "ch", "x")).isTrue();
+      assertThat(d.release(c, "expired", "owner-a", a.token(), "ch", "x").freed()).as("not A's row any more").isFalse();
+      assertThat(d.release(c, "expired", "owner-b", b.token(), "ch", "x").freed()).isTrue();
+    }
+  }
+
+  /** What decides whether the releasing client holds its own next attempt back: only a refused asker. */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aReleaseSaysWhetherAnotherAskerWasRefusedSinceTheGrant(String backend) throws SQLException {
+    String url = url(backend);
+    try (Connection c = DriverManager.getConnection(url)) {
+      Dialect d = dialect(c, url);
+      Dialect.Attempt alone = d.tryGrant(c, "wanted", A, TTL);
+      assertThat(d.release(c, "wanted", "owner-a", alone.token(), "ch", "x"))
+          .isEqualTo(new Dialect.Released(true, false));
+
+      Dialect.Attempt held = d.tryGrant(c, "wanted", A, TTL);
+      assertThat(d.tryGrant(c, "wanted", B, TTL).granted()).isFalse();
+      assertThat(d.release(c, "wanted", "owner-a", held.token(), "ch", "x"))
+          .isEqualTo(new Dialect.Released(true, true));
+
+      Dialect.Attempt next = d.tryGrant(c, "wanted", B, TTL);
+      assertThat(next.granted()).isTrue();
+      assertThat(d.release(c, "wanted", "owner-b", next.token(), "ch", "x"))
+          .as("the grant cleared the want it answered").isEqualTo(new Dialect.Released(true, false));
+      assertThat(d.release(c, "wanted", "owner-b", next.token(), "ch", "x"))
+          .isEqualTo(new Dialect.Released(false, false));
     }
   }
 }

@@ -20,7 +20,11 @@ import org.slf4j.LoggerFactory;
  * time, only checks it after a reconnection) and judges the lease by what it hears back: a renewal
  * that fails makes it {@code SUSPECT}, one that finds the grant gone or someone else's makes it {@code
  * LOST}, and so does reaching {@link #validUntilNanos()} (the start of the last renewal that
- * succeeded, plus the TTL, less the drift margin) without another. The recipe says how to renew and
+ * succeeded, plus the TTL, less the drift margin) without another. Two renewal periods without a
+ * renewal that succeeded make it {@code SUSPECT} too, whatever the reason (a reply on its way, a
+ * renewal not even sent because this process is starved of CPU): the loss is then told while the
+ * grant is still alive, with the rest of the TTL as slack for a late timer, not at the moment
+ * another client may be granted. The recipe says how to renew and
  * release ({@link #renewCommand}, {@link #releaseCommand}); the release runs once, and is sent again
  * after transient failures while the grant could still be alive.
  */
@@ -47,6 +51,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   private final boolean renews;
   private volatile RedisSession.Pending renewal;
   private volatile ScheduledFuture<?> expiry;
+  private volatile ScheduledFuture<?> overdue;
 
   /**
    * A grant of {@code ttl} on {@code path} with {@code token}, sent at {@code grantedAt} (a {@link
@@ -94,6 +99,7 @@ public abstract class LeaseHold implements RedisSession.Held {
       }
       return;
     }
+    scheduleOverdueCheck(lastRenewedAt);
     if (!scheduleRenewal()) {
       release(); // the client closed while the grant was on its way
     }
@@ -231,8 +237,9 @@ public abstract class LeaseHold implements RedisSession.Held {
             moveTo(LeaseState.SUSPECT, LeaseState.HELD);
             checkExpiry();
           } else if (renewed != null && renewed == 1L) {
-            if (renews) {
-              lastRenewedAt = Math.max(lastRenewedAt, startedAt);
+            if (renews && startedAt - lastRenewedAt > 0) {
+              lastRenewedAt = startedAt;
+              scheduleOverdueCheck(startedAt);
             }
             if (System.nanoTime() - validUntilNanos() < 0) {
               moveTo(LeaseState.HELD, LeaseState.SUSPECT);
@@ -254,6 +261,27 @@ public abstract class LeaseHold implements RedisSession.Held {
     long delay = validUntilNanos() - System.nanoTime();
     try {
       expiry = session.timer().schedule(this::checkExpiry, Math.max(0, delay), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed: the close releases this hold
+    }
+  }
+
+  /**
+   * SUSPECT if no renewal sent after {@code renewedAt} has succeeded two periods after it: the next
+   * renewal was due one period after it and has had a period to come back.
+   */
+  private void scheduleOverdueCheck(long renewedAt) {
+    ScheduledFuture<?> previous = overdue;
+    if (previous != null) {
+      previous.cancel(false);
+    }
+    long delay = renewedAt + 2 * periodNanos - System.nanoTime();
+    try {
+      overdue = session.timer().schedule(() -> {
+        if (lastRenewedAt == renewedAt && !isFinal() && moveTo(LeaseState.SUSPECT, LeaseState.HELD)) {
+          log.debug("No renewal of {} succeeded for two periods: SUSPECT until one does", path);
+        }
+      }, Math.max(0, delay), TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed: the close releases this hold
     }
@@ -289,6 +317,10 @@ public abstract class LeaseHold implements RedisSession.Held {
     ScheduledFuture<?> e = expiry;
     if (e != null) {
       e.cancel(false);
+    }
+    ScheduledFuture<?> o = overdue;
+    if (o != null) {
+      o.cancel(false);
     }
   }
 

@@ -29,12 +29,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * cut while both keep running, as an asynchronous replica falls behind) and a Sentinel that watches
  * them. Clients find the master through the Sentinel ({@code redis-sentinel://}) and follow it to
  * the promoted replica (see {@link #failOver()}), with the lease TTL and renewal of {@link RedisBackend}.
+ * Each failover starts a new replica behind the promoted one, so the store can fail over again (as
+ * the chaos run over this fixture does).
  *
  * <p>It offers what {@link RedisBackend} offers, and declares what that does not promise and
  * {@link Promise#GRANT_KEPT_ACROSS_FAILOVER}: Redis replicates asynchronously, and the default
  * mutex does not {@code WAIT} for a replica after a grant. Clients talk to the master directly,
  * not through a proxy of their own: {@link #cutLink}, {@link #delayLink}, {@link #restoreLink} and
- * {@link #restartServer} are refused (the contracts that need them run over {@link RedisBackend}).
+ * {@link #restartServer} are refused, and declared so ({@link #canCutLinks()}, {@link
+ * #canRestartServer()}; the contracts that need them run over {@link RedisBackend}).
  */
 public final class RedisFailoverBackend implements ContractBackend, BeforeEachCallback, AfterEachCallback {
   private static final String MASTER_NAME = "baton-failover";
@@ -88,7 +91,9 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
   public void holdBackReplication() {
     long acknowledged = on(master, c -> c.sync().waitForReplication(1, TOPOLOGY_WAIT.toMillis()));
     if (acknowledged < 1) {
-      throw new IllegalStateException("the replica did not catch up with the master within " + TOPOLOGY_WAIT);
+      throw new IllegalStateException("the replica did not catch up with the master within " + TOPOLOGY_WAIT
+          + "; the replica says:\n" + on(replica, c -> c.sync().info("replication")) + "\nthe master says:\n"
+          + on(master, c -> c.sync().info("replication")));
     }
     replicationLink.cut();
   }
@@ -96,7 +101,8 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
   /**
    * Kills the master (as a crash would), promotes the replica ({@code REPLICAOF NO ONE}) and points
    * the Sentinel at it ({@code SENTINEL REMOVE}, {@code MONITOR}), as an operator or an orchestrator
-   * fails over; returns once the Sentinel names the replica as the master. The fixture promotes
+   * fails over; returns once the Sentinel names the replica as the master, with a new replica of
+   * it starting (its first sync is waited for by the next {@link #holdBackReplication()}). The fixture promotes
    * rather than waiting for the Sentinel's own failover: that runs on the Sentinel's timer, which a
    * loaded machine can stall into TILT mode, where it fails nothing over for 30 s.
    */
@@ -106,10 +112,43 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
     on(replica, c -> c.sync().replicaofNoOne());
     onSentinel(c -> c.sync().remove(MASTER_NAME));
     onSentinel(c -> c.sync().monitor(MASTER_NAME, replica.host(), replica.port(), 1));
+    onSentinel(c -> c.sync().set(MASTER_NAME, "failover-timeout", "120000"));
     Awaitility.await("the Sentinel naming the promoted replica").atMost(TOPOLOGY_WAIT)
         .pollInterval(Duration.ofMillis(50)).ignoreExceptions()
         .until(() -> onSentinel(c -> ((InetSocketAddress) c.sync().getMasterAddrByName(MASTER_NAME)).getPort())
             == replica.port() && on(replica, c -> c.sync().info("replication")).contains("role:master"));
+    EmbeddedRedis dead = master;
+    FaultProxy oldLink = replicationLink;
+    master = replica;
+    startReplica();
+    oldLink.close();
+    dead.close();
+  }
+
+  @Override
+  public boolean canFailOver() {
+    return true;
+  }
+
+  @Override
+  public boolean canCutLinks() {
+    return false;
+  }
+
+  @Override
+  public boolean canRestartServer() {
+    return false;
+  }
+
+  /**
+   * A replica of {@link #master} through a new {@link #replicationLink}. The master sends its
+   * snapshot at once rather than after diskless sync's default 5 s wait for more replicas.
+   */
+  private void startReplica() {
+    on(master, c -> c.sync().configSet("repl-diskless-sync-delay", "0"));
+    replicationLink = FaultProxy.start(new InetSocketAddress(master.host(), master.port()));
+    replica = EmbeddedRedis.builder()
+        .arg("--replicaof", master.host(), Integer.toString(replicationLink.port())).start();
   }
 
   @Override
@@ -140,9 +179,7 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
   @Override
   public void beforeEach(ExtensionContext context) {
     master = EmbeddedRedis.start();
-    replicationLink = FaultProxy.start(new InetSocketAddress(master.host(), master.port()));
-    replica = EmbeddedRedis.builder()
-        .arg("--replicaof", master.host(), Integer.toString(replicationLink.port())).start();
+    startReplica();
     Awaitility.await("the replica's sync").atMost(TOPOLOGY_WAIT).pollInterval(Duration.ofMillis(50))
         .ignoreExceptions().until(() -> on(replica, c -> c.sync().info("replication")).contains("master_link_status:up"));
     sentinel = EmbeddedRedis.sentinel(master, MASTER_NAME);

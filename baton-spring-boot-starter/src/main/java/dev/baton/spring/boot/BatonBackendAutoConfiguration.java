@@ -14,10 +14,10 @@ import org.springframework.util.ClassUtils;
  * Checks {@code baton.backend} when it is set, so that naming a store without its settings (or
  * without its module) fails at start-up naming the property to set, instead of leaving the
  * application without a {@code Coordinator} bean and an error about a missing bean. The client
- * itself comes from {@link BatonAutoConfiguration} or {@link BatonRedisAutoConfiguration}, each of
- * which stands down when the property names the other store.
+ * itself comes from {@link BatonAutoConfiguration}, {@link BatonRedisAutoConfiguration} or {@link
+ * BatonJdbcAutoConfiguration}, each of which stands down when the property names another store.
  */
-@AutoConfiguration(before = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class})
+@AutoConfiguration(before = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class, BatonJdbcAutoConfiguration.class})
 @ConditionalOnProperty(prefix = "baton", name = "backend")
 @EnableConfigurationProperties(BatonProperties.class)
 public class BatonBackendAutoConfiguration {
@@ -41,6 +41,13 @@ public class BatonBackendAutoConfiguration {
         if (!environment.containsProperty("baton.redis.uri")) {
           throw new IllegalStateException("baton.backend=redis needs baton.redis.uri (redis://host:port)");
         }
+      }
+      case JDBC -> {
+        if (!ClassUtils.isPresent("dev.baton.jdbc.JdbcBaton", classLoader)) {
+          throw new IllegalStateException("baton.backend=jdbc needs dev.baton:baton-jdbc on the classpath");
+        }
+        // Whether a DataSource bean will be there is known only once beans are defined: the
+        // client's own factory method says so, naming both ways to give one.
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.Baton;
+import dev.baton.jdbc.JdbcBaton;
 import dev.baton.redis.RedisBaton;
 import dev.baton.spring.boot.BatonProperties.LockRegistryLayout;
 import dev.baton.spring.integration.BatonLockRegistry;
@@ -18,10 +19,11 @@ import org.springframework.integration.support.locks.LockRegistry;
  * A Spring Integration {@link LockRegistry} ({@link BatonLockRegistry}) when Spring Integration is
  * on the classpath and the application defines no registry of its own. It stands on the ZooKeeper
  * client if there is one, else on the Redis client; {@code baton.lock-registry.backend} chooses when
- * both exist. {@code baton.lock-registry.layout=zookeeper-lock-registry} keeps Spring's {@code
+ * both exist. With {@code baton.backend=jdbc} it stands on the SQL client, a row per key ({@code
+ * locks:<key>} by default). {@code baton.lock-registry.layout=zookeeper-lock-registry} keeps Spring's {@code
  * ZookeeperLockRegistry} paths, so both registries exclude each other during a migration.
  */
-@AutoConfiguration(after = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class})
+@AutoConfiguration(after = {BatonAutoConfiguration.class, BatonRedisAutoConfiguration.class, BatonJdbcAutoConfiguration.class})
 @ConditionalOnClass(LockRegistry.class)
 @ConditionalOnProperty(prefix = "baton.lock-registry", name = "enabled", matchIfMissing = true)
 public class BatonLockRegistryAutoConfiguration {
@@ -68,6 +70,23 @@ public class BatonLockRegistryAutoConfiguration {
       }
       String root = settings.getRoot();
       return new BatonLockRegistry(redis::mutex, LockKeyLayout.redis(root == null ? "locks:" : root));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(JdbcBaton.class)
+  @ConditionalOnBean(JdbcBaton.class)
+  static class OnJdbc {
+    @Bean
+    @ConditionalOnMissingBean(LockRegistry.class)
+    BatonLockRegistry jdbcLockRegistry(JdbcBaton jdbc, BatonProperties properties) {
+      BatonProperties.LockRegistry settings = properties.getLockRegistry();
+      if (settings.getLayout() == LockRegistryLayout.ZOOKEEPER_LOCK_REGISTRY) {
+        throw new IllegalStateException("baton.lock-registry.layout=zookeeper-lock-registry is a ZooKeeper"
+            + " layout; the registry stands on the SQL client here (baton.backend=jdbc): use layout=baton");
+      }
+      String root = settings.getRoot();
+      return new BatonLockRegistry(jdbc::mutex, LockKeyLayout.jdbc(root == null ? "locks:" : root));
     }
   }
 }

@@ -12,10 +12,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties(prefix = "baton")
 public class BatonProperties {
   /**
-   * The one store the application coordinates on: "zookeeper" (the client of baton.connect-string)
-   * or "redis" (the client of baton.redis.uri). The other client is then not built, and the one
-   * built is the application's {@code dev.baton.Coordinator}. Unset: each client whose settings are
-   * present is built.
+   * The one store the application coordinates on: "zookeeper" (the client of baton.connect-string),
+   * "redis" (the client of baton.redis.uri) or "jdbc" (the SQL client of baton.jdbc.url, or of the
+   * application's DataSource). The other clients are then not built, and the one built is the
+   * application's {@code dev.baton.Coordinator}. Unset: each of the ZooKeeper and Redis clients
+   * whose settings are present is built; the SQL client only when named here.
    */
   private Backend backend;
 
@@ -58,7 +59,12 @@ public class BatonProperties {
     /** The ZooKeeper client, from {@code baton.connect-string}. */
     ZOOKEEPER,
     /** The Redis client, from {@code baton.redis.uri} (needs baton-redis on the classpath). */
-    REDIS
+    REDIS,
+    /**
+     * The SQL client (PostgreSQL, MySQL, MariaDB), from {@code baton.jdbc.url} or else the
+     * application's {@code DataSource} (needs baton-jdbc on the classpath).
+     */
+    JDBC
   }
 
   public String getConnectString() {

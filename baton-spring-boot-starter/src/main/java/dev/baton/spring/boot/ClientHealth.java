@@ -2,6 +2,7 @@ package dev.baton.spring.boot;
 
 import dev.baton.Baton;
 import dev.baton.ConnectionState;
+import dev.baton.jdbc.JdbcBaton;
 import dev.baton.redis.RedisBaton;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,6 +38,22 @@ record ClientHealth(boolean up, Map<String, Object> details) {
     details.put("reason", state == ConnectionState.LOST
         ? "no connection to " + redis.address() + " for longer than the lease TTL: every lock of this client is lost"
         : "connection to " + redis.address() + " dropped; reconnecting, held locks are in doubt");
+    return new ClientHealth(false, details);
+  }
+
+  /** The SQL client: UP while its statements succeed; DOWN with why while they fail. */
+  static ClientHealth of(JdbcBaton jdbc) {
+    ConnectionState state = jdbc.connectionState();
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("state", state.name());
+    details.put("database", jdbc.backend());
+    details.put("table", jdbc.table());
+    if (state.isConnected()) {
+      return new ClientHealth(true, details);
+    }
+    details.put("reason", state == ConnectionState.LOST
+        ? "no statement succeeded for longer than the lease TTL: every lock of this client is lost"
+        : "statements fail; retrying, held locks are in doubt");
     return new ClientHealth(false, details);
   }
 }

@@ -52,6 +52,18 @@ public interface LockKeyLayout {
 
   /** Baton's layout on Redis: {@code <prefix><key>}, the key's {@code toString()} as is. */
   static LockKeyLayout redis(String prefix) {
+    return prefixed(prefix);
+  }
+
+  /**
+   * Baton's layout on a SQL database: the row {@code <prefix><key>} of the lock table, the key's
+   * {@code toString()} as is (the client refuses names over 255 characters, naming them).
+   */
+  static LockKeyLayout jdbc(String prefix) {
+    return prefixed(prefix);
+  }
+
+  private static LockKeyLayout prefixed(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return key -> prefix + Objects.requireNonNull(key, "lock key").toString();
   }

@@ -2,9 +2,11 @@ package dev.baton.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.embedded.EmbeddedPostgreSql;
 import dev.baton.embedded.EmbeddedRedis;
 import dev.baton.testkit.ZooKeeperExtension;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,5 +100,22 @@ class BatonActuatorAutoConfigurationTest {
         .withPropertyValues("baton.connect-string=" + zk.connectString())
         .run(context -> assertThat(context).hasNotFailed().hasSingleBean(dev.baton.Baton.class)
             .doesNotHaveBean(BatonHealthIndicator.class).doesNotHaveBean(BatonInfoContributor.class));
+  }
+
+  @Test
+  void backendJdbc_theSqlClientsHealthIsUpWithItsDatabaseAndTable() {
+    EmbeddedPostgreSql postgres = EmbeddedPostgreSql.shared();
+    String database = postgres.newDatabase();
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(BatonJdbcAutoConfiguration.class,
+            BatonJdbcActuatorAutoConfiguration.class, HealthContributorAutoConfiguration.class))
+        .withBean(DataSource.class, () -> postgres.dataSource(database))
+        .withPropertyValues("baton.backend=jdbc", "baton.jdbc.create-schema=true")
+        .run(context -> {
+          HealthIndicator indicator = context.getBean("batonJdbcHealthIndicator", HealthIndicator.class);
+          assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+          assertThat(indicator.health().getDetails()).containsEntry("state", "CONNECTED")
+              .containsEntry("database", "postgresql").containsEntry("table", "baton_lock");
+        });
   }
 }

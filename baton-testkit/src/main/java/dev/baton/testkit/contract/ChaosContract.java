@@ -15,10 +15,12 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex, a
  * read-write lock and a semaphore, a leader latch and a counter (those the backend has; the locks
- * and the leaders write through fenced resources) under link cuts, lost replies, server restarts and,
- * where the fixture can, the lock's key deleted under its holder; and the report of what was seen. Short by default
+ * and the leaders write through fenced resources) under the faults the fixture can deal (link cuts,
+ * lost replies, holders paused past their lease, server restarts, the lock's record deleted under its
+ * holder, connections killed by the server, failovers to a lagging replica); and the report of what
+ * was seen. Short by default
  * (10 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
- * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<backend>.md}
+ * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<reportName>.md}
  * (or the folder {@code -Dbaton.chaos.report} names), and any safety problem fails the run naming
  * the seed that replays it.
  */
@@ -32,11 +34,19 @@ public abstract class ChaosContract {
   /** The Maven command that runs the concrete test alone, for the replay line of a failure. */
   protected abstract String replayCommand();
 
+  /**
+   * The report's title and file name: the backend's name, unless a second fixture of the same store
+   * runs too ({@code redis-failover}, {@code redis-aof}).
+   */
+  protected String reportName() {
+    return backend().name();
+  }
+
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
   void underSeededFaults_noOverlapNoStaleWriteNoHang_andTheReportIsWritten() throws InterruptedException {
     ChaosRun run = ChaosRun.fromProperties(20261126L, "10s", replayCommand());
-    ChaosReport report = new CoordinatorChaos(backend(), run).run();
+    ChaosReport report = new CoordinatorChaos(backend(), run, reportName()).run();
     write(report);
     if (!report.problems().isEmpty()) {
       throw run.failure(String.join("; ", report.problems()) + "\n" + report.toMarkdown(), null);

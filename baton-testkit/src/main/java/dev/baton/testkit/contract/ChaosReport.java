@@ -19,6 +19,12 @@ import java.util.Map;
  * @param keyDeletionLossPromised whether the backend promises {@link
  *     Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}; if not, overlaps a deletion explains are
  *     reported but are no safety problem
+ * @param failovers how many times the store failed over to a replica that lagged behind
+ * @param failoverGrantsPromised whether the backend promises {@link
+ *     Promise#GRANT_KEPT_ACROSS_FAILOVER}; if not, overlaps a failover explains are reported (each
+ *     with its failover) but are no safety problem
+ * @param failoverLines one line per failover: the overlaps entered after it, by workload, and the
+ *     stale writes the fences refused after it
  * @param mutex the mutex with a fenced resource
  * @param readWrite the read-write lock (writers write through a fence), if the backend has one
  * @param semaphore the semaphore, if the backend has one
@@ -27,7 +33,8 @@ import java.util.Map;
  * @param problems every safety problem found, as sentences; empty for a clean run
  */
 public record ChaosReport(String backend, long seed, Duration duration, Map<String, Integer> faults,
-    List<String> schedule, long keyDeletions, boolean keyDeletionLossPromised, LockFigures mutex, LockFigures readWrite, LockFigures semaphore,
+    List<String> schedule, long keyDeletions, boolean keyDeletionLossPromised, long failovers,
+    boolean failoverGrantsPromised, List<String> failoverLines, LockFigures mutex, LockFigures readWrite, LockFigures semaphore,
     LeadershipFigures leadership, CounterFigures counter, List<String> problems) {
 
   /**
@@ -44,6 +51,9 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * @param afterKeyDeletion those of {@code overlaps} that a deletion of the lock's key explains
    *     (the earlier holder's key was deleted under it, or its grant may predate a deletion): 0
    *     where the backend promises {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}
+   * @param afterFailover those of {@code overlaps} that a failover explains (the earlier holder's
+   *     section was open at a failover, or its grant ran across one): 0 where the backend promises
+   *     {@link Promise#GRANT_KEPT_ACROSS_FAILOVER}
    * @param lossesTold sections whose holder heard {@code SUSPECT} or {@code LOST} while inside
    * @param fenced whether holders wrote through a fenced resource (not for a semaphore, whose
    *     permits are not ordered)
@@ -54,7 +64,7 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * @param hung acquisitions that returned later than their timeout allows (must be 0)
    */
   public record LockFigures(String workload, String rule, long sections, long sharedSections, long overlaps,
-      long afterKeyDeletion, long lossesTold, boolean fenced, long staleRefused, long staleAccepted, long timeouts, long errors, long hung) {}
+      long afterKeyDeletion, long afterFailover, long lossesTold, boolean fenced, long staleRefused, long staleAccepted, long timeouts, long errors, long hung) {}
 
   /**
    * The leader-latch workload: each participant, while it leads, writes through a fence with its
@@ -62,7 +72,10 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * term has begun, as a leader waking from a pause would.
    *
    * @param terms leadership terms (gained, then lost or ended)
-   * @param overlaps terms that began while another leader had not been told of its loss (must be 0)
+   * @param overlaps terms that began while another leader had not been told of its loss (must be 0
+   *     but for those a failover explains)
+   * @param afterFailover those of {@code overlaps} that a failover explains: 0 where the backend
+   *     promises {@link Promise#GRANT_KEPT_ACROSS_FAILOVER}
    * @param tokenRegressions terms whose token was smaller than an earlier term's (must be 0)
    * @param leaderWrites writes made while the latch read a valid leadership
    * @param deposedRefused late writes of deposed leaders, once a newer term began, that the fence
@@ -70,7 +83,7 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * @param deposedAccepted such late writes accepted because the newer leader had not written yet
    * @param staleAccepted writes accepted after a write with a newer token (must be 0)
    */
-  public record LeadershipFigures(long terms, long overlaps, long tokenRegressions, long leaderWrites,
+  public record LeadershipFigures(long terms, long overlaps, long afterFailover, long tokenRegressions, long leaderWrites,
       long deposedRefused, long deposedAccepted, long staleAccepted) {}
 
   /**
@@ -106,13 +119,19 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
     out.append("| workload | measure | value | must be |\n|---|---|---|---|\n");
     for (LockFigures lock : locks()) {
       String w = lock.workload();
-      boolean keyDeletionExcused = !keyDeletionLossPromised && lock == mutex; // only the mutex's key is deleted
+      boolean keyDeletionExcused = !keyDeletionLossPromised && lock == mutex && keyDeletions > 0;
+      boolean failoverExcused = !failoverGrantsPromised && failovers > 0;
       row(out, w, "critical sections", lock.sharedSections() > 0 || readWrite == lock
           ? lock.sections() + " (" + lock.sharedSections() + " shared)" : lock.sections(), "");
-      row(out, w, lock.rule() + " (told late or never)", lock.overlaps(), keyDeletionExcused ? "0 but for key deletions" : "0");
+      row(out, w, lock.rule() + " (told late or never)", lock.overlaps(), "0" + (keyDeletionExcused && failoverExcused
+          ? " but for key deletions and failovers" : keyDeletionExcused ? " but for key deletions"
+          : failoverExcused ? " but for failovers" : ""));
       if (keyDeletions > 0 && lock == mutex) {
         row(out, w, "of which after the holder's key was deleted under it", lock.afterKeyDeletion(),
             keyDeletionExcused ? "" : "0");
+      }
+      if (failovers > 0) {
+        row(out, w, "of which after a failover (listed below)", lock.afterFailover(), failoverExcused ? "" : "0");
       }
       row(out, w, "losses told while inside", lock.lossesTold(), "");
       if (lock.fenced()) {
@@ -124,7 +143,12 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
     }
     if (leadership != null) {
       row(out, "leader latch", "terms", leadership.terms(), "");
-      row(out, "leader latch", "terms begun before the previous leader was told", leadership.overlaps(), "0");
+      row(out, "leader latch", "terms begun before the previous leader was told", leadership.overlaps(),
+          failovers > 0 && !failoverGrantsPromised ? "0 but for failovers" : "0");
+      if (failovers > 0) {
+        row(out, "leader latch", "of which after a failover (listed below)", leadership.afterFailover(),
+            failoverGrantsPromised ? "0" : "");
+      }
       row(out, "leader latch", "tokens smaller than an earlier term's", leadership.tokenRegressions(), "0");
       row(out, "leader latch", "writes while leading", leadership.leaderWrites(), "");
       row(out, "leader latch", "deposed leaders' late writes refused / accepted (newer leader yet to write)",
@@ -143,6 +167,12 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
       problems.forEach(p -> out.append("- ").append(p).append('\n'));
       out.append('\n');
     }
+    if (!failoverLines.isEmpty()) {
+      out.append("Failovers (each overlap above is listed under the latest failover before it; stale writes"
+          + " accepted stay 0):\n");
+      failoverLines.forEach(l -> out.append("- ").append(l).append('\n'));
+      out.append('\n');
+    }
     if (!schedule.isEmpty()) {
       out.append("<details><summary>Fault schedule (").append(schedule.size()).append(" faults)</summary>\n\n");
       schedule.forEach(s -> out.append("- ").append(s).append('\n'));
@@ -158,14 +188,17 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
 
   /** The safety numbers that are not 0, as sentences. */
   static List<String> safetyProblems(List<LockFigures> locks, boolean keyDeletionLossPromised,
-      LeadershipFigures leadership, CounterFigures counter) {
+      boolean failoverGrantsPromised, LeadershipFigures leadership, CounterFigures counter) {
     List<String> problems = new ArrayList<>();
     for (LockFigures lock : locks) {
-      long unexcused = keyDeletionLossPromised ? lock.overlaps() : lock.overlaps() - lock.afterKeyDeletion();
+      long afterDeletion = keyDeletionLossPromised ? 0 : lock.afterKeyDeletion();
+      long afterFailover = failoverGrantsPromised ? 0 : lock.afterFailover();
+      long unexcused = lock.overlaps() - afterDeletion - afterFailover;
       if (unexcused > 0) {
         problems.add(lock.workload() + ": " + unexcused + " x " + lock.rule()
-            + (unexcused == lock.overlaps() ? "" : " (not counting " + lock.afterKeyDeletion()
-                + " after key deletions, which the backend does not promise to tell in time)"));
+            + (unexcused == lock.overlaps() ? "" : " (not counting " + afterDeletion
+                + " after key deletions and " + afterFailover + " after failovers, which the backend does not"
+                + " promise to keep exclusive)"));
       }
       if (lock.staleAccepted() > 0) {
         problems.add(lock.workload() + ": " + lock.staleAccepted() + " stale write(s) accepted after a newer token's write");
@@ -174,8 +207,11 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
         problems.add(lock.workload() + ": " + lock.hung() + " acquisition(s) returned later than their timeout allows");
       }
     }
-    if (leadership != null && leadership.overlaps() > 0) {
-      problems.add(leadership.overlaps() + " leadership term(s) begun before the previous leader was told");
+    long leaderUnexcused = leadership == null ? 0
+        : leadership.overlaps() - (failoverGrantsPromised ? 0 : leadership.afterFailover());
+    if (leaderUnexcused > 0) {
+      problems.add(leaderUnexcused + " leadership term(s) begun before the previous leader was told"
+          + (leaderUnexcused == leadership.overlaps() ? "" : " (not counting those after failovers)"));
     }
     if (leadership != null && leadership.tokenRegressions() > 0) {
       problems.add(leadership.tokenRegressions() + " leadership term(s) with a smaller token than an earlier one");

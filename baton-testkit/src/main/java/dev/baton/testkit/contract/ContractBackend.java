@@ -70,6 +70,53 @@ public interface ContractBackend {
   void restartServer();
 
   /**
+   * Whether {@link #cutLink}, {@link #delayLink} and {@link #restoreLink} work here: a chaos run
+   * draws the faults that need them (link cuts, lost replies, paused holders) only where they do.
+   * True for a fixture whose clients each talk through a proxy of their own.
+   */
+  default boolean canCutLinks() {
+    return true;
+  }
+
+  /**
+   * Whether {@link #restartServer()} works here: a chaos run draws server restarts only where it
+   * does.
+   */
+  default boolean canRestartServer() {
+    return true;
+  }
+
+  /**
+   * Whether {@link #killConnections} can strike this backend: a chaos run draws that fault only
+   * where it can.
+   */
+  default boolean canKillConnections() {
+    return false;
+  }
+
+  /**
+   * Has the server end every connection {@code client} has open to it, as an operator or a
+   * server-side timeout does (on PostgreSQL: {@code pg_terminate_backend} of the client's
+   * backends), without touching the client's link: the client must notice on its next use and
+   * reconnect.
+   *
+   * @return how many connections the server ended
+   * @throws UnsupportedOperationException where {@link #canKillConnections()} is false
+   */
+  default int killConnections(Coordinator client) {
+    throw new UnsupportedOperationException("the " + name() + " fixture cannot have the server kill a client's connections");
+  }
+
+  /**
+   * Whether {@link #failOver()} promotes a replica (rather than restarting the one server) and can
+   * be called again and again, each time with a new replica ready behind the new primary: a chaos
+   * run draws failovers only where it can.
+   */
+  default boolean canFailOver() {
+    return false;
+  }
+
+  /**
    * Whether {@link #deleteLockKey} can strike this backend: a chaos run draws that fault only
    * where it can.
    */
@@ -79,7 +126,8 @@ public interface ContractBackend {
 
   /**
    * Deletes the server's record of the mutex {@code name} behind its holder's back, as an
-   * operator, an eviction or a careless neighbour would (on Redis: {@code DEL} of the lock key),
+   * operator, an eviction or a careless neighbour would (on Redis: {@code DEL} of the lock key; on
+   * ZooKeeper: the holder's lock node; on SQL: the holder's claim on the lock's row),
    * without going through any client's link. The holder must be told its lease is lost before
    * anyone else is granted the lock, or the chaos run counts a loss told late or never.
    *

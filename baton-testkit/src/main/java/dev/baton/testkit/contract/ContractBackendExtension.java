@@ -75,6 +75,14 @@ public abstract class ContractBackendExtension
     proxy(client).restore();
   }
 
+  /**
+   * The {@code host:port} {@code client} was connected to (its proxy's), as {@link #connect} was
+   * given it: for a fixture that tells the server's view of a client's connections by it.
+   */
+  protected final String connectString(Coordinator client) {
+    return proxy(client).connectString();
+  }
+
   private synchronized FaultProxy proxy(Coordinator client) {
     FaultProxy proxy = proxies.get(client);
     if (proxy == null) {

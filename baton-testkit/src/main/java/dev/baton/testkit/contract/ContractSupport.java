@@ -1,5 +1,6 @@
 package dev.baton.testkit.contract;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Coordinator;
@@ -125,6 +126,25 @@ public abstract class ContractSupport {
       return got.get() != null;
     });
     return got.get();
+  }
+
+  /**
+   * Waits until {@code lease}, held by a client of {@code holder} across a restart or failover of
+   * the store that kept it, is seen in the store again by its own client (the mutex {@code name}'s
+   * holder shows its token) and reads {@code HELD}, its listeners never having heard {@code LOST}.
+   * Whether the client noticed the outage is the backend's affair: one that keeps a connection
+   * open sees it drop and turns the lease {@code SUSPECT}, then {@code HELD} again; one that opens
+   * connections per statement (the SQL client on MySQL, which has no listening connection) sees
+   * nothing of a restart that falls between two renewals, and the lease rightly stays {@code HELD}.
+   */
+  protected static void awaitKeptAcrossOutage(Coordinator holder, String name, dev.baton.lock.Lease lease,
+      java.util.List<dev.baton.lock.LeaseState> heard, String what) {
+    await().alias(what).ignoreExceptions().untilAsserted(() -> {
+      assertThat(holder.mutex(name).holder()).as("%s: the holder its own client sees", what)
+          .hasValueSatisfying(o -> assertThat(o.fencingToken()).isEqualTo(lease.fencingToken()));
+      assertThat(lease.state()).as("%s: its state", what).isEqualTo(dev.baton.lock.LeaseState.HELD);
+    });
+    assertThat(heard).as("%s: what its listeners heard", what).doesNotContain(dev.baton.lock.LeaseState.LOST);
   }
 
   /** Whether the backend promises {@code promise} (else its declared outcome is expected). */

@@ -22,10 +22,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,18 +38,27 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAccumulator;
 
 /**
  * One chaos run of any backend through its {@link ContractBackend}: clients work on a mutex, a
  * read-write lock and a semaphore (holders of the locks write through a fenced resource), a leader
  * latch whose leaders write through a fence too, and a counter (each workload where the backend's
- * {@link ContractBackend#features()} have it), while faults drawn from the run's seed strike (a
- * client's link cut briefly or past the lease timeout, the server restarted, a link cut just after
- * the server applied a request so its reply is lost, the mutex's key deleted under its holder
- * where the backend can, and in the workload itself holders that stall past the lease timeout);
- * the history is then checked and summed up in
- * a {@link ChaosReport}.
+ * {@link ContractBackend#features()} have it), while faults drawn from the run's seed strike, each
+ * where the fixture can deal it ({@link FaultKind}): a client's link cut briefly or past the lease
+ * timeout, the server restarted, a link cut just after the server applied a request so its reply
+ * is lost, a mutex holder paused past its lease timeout while its client's link is frozen, the
+ * mutex's record deleted under its holder, the client's connections killed by the server, the
+ * store failed over to a replica that lags behind; and in the workload itself holders stall past
+ * the lease timeout now and then. The history is then checked and summed up in a {@link
+ * ChaosReport}.
+ *
+ * <p>Some faults may break exclusion by design where the backend declares so ({@link Promise}): a
+ * key deletion ({@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}) and a failover ({@link
+ * Promise#GRANT_KEPT_ACROSS_FAILOVER}). Each opens a <em>window</em>: the sections it strikes end
+ * there in a second checker, so that overlaps the window explains are counted apart from the rest,
+ * and each is tied to the window it followed; stale writes must still be refused by the fence.
  *
  * <p>Every wait is bounded: acquisitions time out, a stall waits on the run's stop, and the end of
  * the run waits a bounded time for every worker, counting one that does not end as a hang.
@@ -73,6 +85,10 @@ public final class CoordinatorChaos {
   private final List<Coordinator> clients = new ArrayList<>();
   private final Map<String, Integer> faults = new TreeMap<>();
   private final List<String> schedule = new ArrayList<>();
+  /** Faults that open a window (key deletions, failovers), in order; guarded by itself. */
+  private final List<Window> windows = new ArrayList<>();
+  private final AtomicReference<PauseRequest> pauseRequest = new AtomicReference<>();
+  private final String label;
   private long faultsStartedNanos;
 
   private final LockWorkload mutexWork = new LockWorkload("mutex",
@@ -85,13 +101,16 @@ public final class CoordinatorChaos {
       MutualExclusionChecker.withCapacity(PERMITS), false);
 
   private final MutualExclusionChecker leaderChecker = MutualExclusionChecker.withCapacity(1);
-  private final Map<String, MutualExclusionChecker.Section> terms = new ConcurrentHashMap<>();
+  /** The leaders' terms in the checker that ends terms at a failover window (see {@link Excusing}). */
+  private final Excusing leaderExcusing = new Excusing(MutualExclusionChecker.withCapacity(1));
+  private final Map<String, MutualExclusionChecker.Section[]> terms = new ConcurrentHashMap<>();
   private final LongAccumulator highestLeaderToken = new LongAccumulator(Math::max, Long.MIN_VALUE);
   private final AtomicLong leaderTerms = new AtomicLong();
   private final AtomicLong leaderTokenRegressions = new AtomicLong();
   private final FencedResource<long[]> leaderResource = new FencedResource<>("the leaders' resource", new long[1]);
   private final AtomicLong leaderWrites = new AtomicLong();
   private final AtomicLong deposedRefused = new AtomicLong();
+  private final Queue<Long> deposedRefusedAt = new ConcurrentLinkedQueue<>();
   private final AtomicLong deposedAccepted = new AtomicLong();
   private final AtomicLong leaderStaleAccepted = new AtomicLong();
 
@@ -99,8 +118,17 @@ public final class CoordinatorChaos {
   private final AtomicLong unknownIncrements = new AtomicLong();
 
   public CoordinatorChaos(ContractBackend backend, ChaosRun run) {
+    this(backend, run, backend.name());
+  }
+
+  /**
+   * As {@link #CoordinatorChaos(ContractBackend, ChaosRun)}, with the report titled {@code label}
+   * rather than the backend's name: for a second fixture of the same store ({@code redis-failover}).
+   */
+  public CoordinatorChaos(ContractBackend backend, ChaosRun run, String label) {
     this.backend = backend;
     this.run = run;
+    this.label = label;
     this.leaseTimeout = backend.leaseTimeout();
     this.acquireTimeout = leaseTimeout.multipliedBy(2);
   }
@@ -124,6 +152,9 @@ public final class CoordinatorChaos {
       for (int c = 0; c < CLIENTS; c++) {
         clients.add(backend.newClient());
       }
+      // Every recipe object is made before any worker starts: making one may check the store (the SQL
+      // counter checks its table), and a client's own busy workers could keep it waiting for a connection.
+      List<Runnable> tasks = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         Coordinator client = clients.get(c);
         String name = "client-" + c;
@@ -133,31 +164,39 @@ public final class CoordinatorChaos {
         for (int t = 0; t < THREADS_PER_LOCK_PER_CLIENT; t++) {
           String who = name + "/" + t;
           Random random = new Random(run.seed() * 31 + c * 7L + t);
-          workers.add(threads.submit(() -> lockWorker(mutexWork, mutexDoors, who, random)));
+          int index = c;
+          tasks.add(() -> lockWorker(mutexWork, mutexDoors, index, who, random));
           if (readWrite) {
             Random rw = new Random(run.seed() * 37 + c * 7L + t);
-            workers.add(threads.submit(() -> lockWorker(readWriteWork, readWriteDoors, who, rw)));
+            tasks.add(() -> lockWorker(readWriteWork, readWriteDoors, index, who, rw));
           }
           if (semaphore) {
             Random sem = new Random(run.seed() * 41 + c * 7L + t);
-            workers.add(threads.submit(() -> lockWorker(semaphoreWork, semaphoreDoors, who, sem)));
+            tasks.add(() -> lockWorker(semaphoreWork, semaphoreDoors, index, who, sem));
           }
-        }
-        if (leader) {
-          LeaderLatch latch = joinElection(client, name);
-          latches.add(latch);
-          workers.add(threads.submit(() -> leaderWorker(latch)));
         }
         if (counter) {
           Counter shared = client.counter(COUNTER);
-          workers.add(threads.submit(() -> counterWorker(shared)));
+          tasks.add(() -> counterWorker(shared));
         }
+      }
+      if (leader) {
+        for (int c = 0; c < CLIENTS; c++) {
+          LeaderLatch latch = joinElection(clients.get(c), "client-" + c);
+          latches.add(latch);
+          tasks.add(() -> leaderWorker(latch));
+        }
+      }
+      for (Runnable task : tasks) {
+        workers.add(threads.submit(task));
       }
       injectFaults();
     } finally {
       stopped.countDown();
       run.log().add("faults over; stopping the workers");
-      clients.forEach(this::restoreQuietly);
+      if (backend.canCutLinks()) {
+        clients.forEach(this::restoreQuietly);
+      }
     }
     long deadline = System.nanoTime() + acquireTimeout.plus(leaseTimeout).plus(HANG_SLACK).toNanos();
     for (Future<?> worker : workers) {
@@ -174,14 +213,21 @@ public final class CoordinatorChaos {
     problems.addAll(recoveryProblems(readWrite, semaphore));
     latches.forEach(LeaderLatch::close);
 
-    ChaosReport.LockFigures mutexFigures = mutexWork.figures();
-    ChaosReport.LockFigures readWriteFigures = readWrite ? readWriteWork.figures() : null;
-    ChaosReport.LockFigures semaphoreFigures = semaphore ? semaphoreWork.figures() : null;
-    ChaosReport.LeadershipFigures leaderFigures = leader
-        ? new ChaosReport.LeadershipFigures(leaderTerms.get(), leaderChecker.violations().size(),
-            leaderTokenRegressions.get(), leaderWrites.get(), deposedRefused.get(), deposedAccepted.get(),
-            leaderStaleAccepted.get())
-        : null;
+    List<Window> struck;
+    synchronized (windows) {
+      struck = List.copyOf(windows);
+    }
+    ChaosReport.LockFigures mutexFigures = mutexWork.figures(struck);
+    ChaosReport.LockFigures readWriteFigures = readWrite ? readWriteWork.figures(struck) : null;
+    ChaosReport.LockFigures semaphoreFigures = semaphore ? semaphoreWork.figures(struck) : null;
+    ChaosReport.LeadershipFigures leaderFigures = null;
+    if (leader) {
+      List<MutualExclusionChecker.TimedViolation> overlaps = leaderChecker.timedViolations();
+      long explained = Math.max(0, overlaps.size() - leaderExcusing.checker.violations().size());
+      leaderFigures = new ChaosReport.LeadershipFigures(leaderTerms.get(), overlaps.size(),
+          Math.min(explained, attributed(overlaps, struck, Window.FAILOVER)), leaderTokenRegressions.get(),
+          leaderWrites.get(), deposedRefused.get(), deposedAccepted.get(), leaderStaleAccepted.get());
+    }
     ChaosReport.CounterFigures counterFigures = counter ? counterFigures(problems) : null;
     List<ChaosReport.LockFigures> locks = new ArrayList<>();
     locks.add(mutexFigures);
@@ -192,24 +238,132 @@ public final class CoordinatorChaos {
       locks.add(semaphoreFigures);
     }
     boolean keyDeletionPromised = !backend.notPromised().contains(Promise.LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED);
-    List<String> all = new ArrayList<>(ChaosReport.safetyProblems(locks, keyDeletionPromised, leaderFigures,
-        counterFigures));
+    boolean failoverPromised = !backend.notPromised().contains(Promise.GRANT_KEPT_ACROSS_FAILOVER);
+    List<String> all = new ArrayList<>(ChaosReport.safetyProblems(locks, keyDeletionPromised, failoverPromised,
+        leaderFigures, counterFigures));
     all.addAll(problems);
     for (LockWorkload work : List.of(mutexWork, readWriteWork, semaphoreWork)) {
       // The violations that fail the run, for the failure message; the rest are in the table.
-      (keyDeletionPromised ? work.checker : work.excusingDeletions).violations().stream().limit(5)
+      (keyDeletionPromised && failoverPromised ? work.checker : work.excusing.checker).violations().stream().limit(5)
           .forEach(v -> all.add(work.name + ": " + v));
     }
     if (leader) {
-      leaderChecker.violations().stream().limit(5).forEach(v -> all.add("leader: " + v));
+      (failoverPromised ? leaderChecker : leaderExcusing.checker).violations().stream().limit(5)
+          .forEach(v -> all.add("leader: " + v));
     }
-    return new ChaosReport(backend.name(), run.seed(), run.duration(), Map.copyOf(faults), List.copyOf(schedule),
-        mutexWork.deletions.get() / 2, keyDeletionPromised,
-        mutexFigures, readWriteFigures, semaphoreFigures, leaderFigures, counterFigures, List.copyOf(all));
+    return new ChaosReport(label, run.seed(), run.duration(), Map.copyOf(faults), List.copyOf(schedule),
+        count(struck, Window.KEY_DELETION), keyDeletionPromised, count(struck, Window.FAILOVER), failoverPromised,
+        windowLines(struck, readWrite, semaphore, leader), mutexFigures, readWriteFigures, semaphoreFigures,
+        leaderFigures, counterFigures, List.copyOf(all));
   }
 
-  /** The kinds of fault a run draws from; the last only where the backend can delete a lock's key. */
-  private enum FaultKind { SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, LOCK_KEY_DELETED }
+  /**
+   * A fault that may break exclusion by design where the backend declares so: from {@code
+   * startNanos} to {@code endNanos} (0 while it lasts).
+   */
+  private static final class Window {
+    static final String KEY_DELETION = "key deletion";
+    static final String FAILOVER = "failover";
+    final String kind;
+    final int number;
+    final long startNanos;
+    volatile long endNanos;
+
+    Window(String kind, int number, long startNanos) {
+      this.kind = kind;
+      this.number = number;
+      this.startNanos = startNanos;
+    }
+  }
+
+  private static long count(List<Window> struck, String kind) {
+    return struck.stream().filter(w -> w.kind.equals(kind)).count();
+  }
+
+  /** The window of {@code kind} that the latest window begun before {@code nanos} is, or null. */
+  private static Window windowBefore(long nanos, List<Window> struck) {
+    Window latest = null;
+    for (Window w : struck) {
+      if (w.startNanos <= nanos) {
+        latest = w;
+      }
+    }
+    return latest;
+  }
+
+  /** How many of {@code overlaps} were entered after a window of {@code kind} (the latest begun before each). */
+  private static long attributed(List<MutualExclusionChecker.TimedViolation> overlaps, List<Window> struck, String kind) {
+    return overlaps.stream().map(v -> windowBefore(v.enteredAtNanos(), struck))
+        .filter(w -> w != null && w.kind.equals(kind)).count();
+  }
+
+  /**
+   * One line per failover: the overlaps entered after it (before the next window) by workload, and
+   * the stale writes the fences refused meanwhile, so the report ties each overlap to its cause.
+   */
+  private List<String> windowLines(List<Window> struck, boolean readWrite, boolean semaphore, boolean leader) {
+    List<LockWorkload> works = new ArrayList<>(List.of(mutexWork));
+    if (readWrite) {
+      works.add(readWriteWork);
+    }
+    if (semaphore) {
+      works.add(semaphoreWork);
+    }
+    Map<LockWorkload, List<MutualExclusionChecker.TimedViolation>> overlaps = new java.util.HashMap<>();
+    works.forEach(w -> overlaps.put(w, w.checker.timedViolations()));
+    List<MutualExclusionChecker.TimedViolation> leaderOverlaps = leader ? leaderChecker.timedViolations() : List.of();
+    List<String> lines = new ArrayList<>();
+    for (Window w : struck) {
+      if (!w.kind.equals(Window.FAILOVER)) {
+        continue;
+      }
+      List<String> parts = new ArrayList<>();
+      long refused = 0;
+      for (LockWorkload work : works) {
+        long n = overlaps.get(work).stream().filter(v -> windowBefore(v.enteredAtNanos(), struck) == w).count();
+        if (n > 0) {
+          parts.add(work.name + " " + n);
+        }
+        refused += work.staleRefusedAt.stream().filter(t -> windowBefore(t, struck) == w).count();
+      }
+      long leaders = leaderOverlaps.stream().filter(v -> windowBefore(v.enteredAtNanos(), struck) == w).count();
+      if (leaders > 0) {
+        parts.add("leader terms " + leaders);
+      }
+      refused += deposedRefusedAt.stream().filter(t -> windowBefore(t, struck) == w).count();
+      lines.add(String.format(Locale.ROOT, "failover #%d at +%.3f s (%.3f s to serve again): %s; %d stale write(s)"
+          + " refused by the fences after it", w.number, (w.startNanos - faultsStartedNanos) / 1e9,
+          ((w.endNanos == 0 ? System.nanoTime() : w.endNanos) - w.startNanos) / 1e9,
+          parts.isEmpty() ? "no overlap" : "overlaps entered after it: " + String.join(", ", parts), refused));
+    }
+    return lines;
+  }
+
+  /**
+   * The kinds of fault a run draws from, each where the fixture can deal it: the link faults where
+   * it can cut links ({@link ContractBackend#canCutLinks()}), and so on.
+   */
+  private enum FaultKind {
+    SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, LOCK_KEY_DELETED, HOLDER_PAUSED, CONNECTIONS_KILLED, FAILOVER;
+
+    boolean dealtBy(ContractBackend backend) {
+      return switch (this) {
+        case SHORT_CUT, LONG_CUT, LOST_REPLY, HOLDER_PAUSED -> backend.canCutLinks();
+        case SERVER_RESTART -> backend.canRestartServer();
+        case LOCK_KEY_DELETED -> backend.canDeleteLockKey();
+        case CONNECTIONS_KILLED -> backend.canKillConnections();
+        case FAILOVER -> backend.canFailOver();
+      };
+    }
+  }
+
+  /**
+   * A pause for the next mutex holder to take, so that a fault strikes a holder inside its section
+   * (holds are mostly a few milliseconds): it tells which client it holds through ({@code taken}),
+   * then stays inside, writing nothing, until {@code resumed}, and then writes with the token it
+   * had, as a process that a pause caught between deciding and writing does.
+   */
+  private record PauseRequest(CompletableFuture<Integer> taken, CountDownLatch resumed) {}
 
   /**
    * Faults from the seed, one after another, until the run's duration has passed and every kind
@@ -218,9 +372,14 @@ public final class CoordinatorChaos {
    */
   private void injectFaults() throws InterruptedException {
     Random random = new Random(run.seed());
-    List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.values()));
-    if (!backend.canDeleteLockKey()) {
-      kinds.remove(FaultKind.LOCK_KEY_DELETED);
+    List<FaultKind> kinds = new ArrayList<>();
+    for (FaultKind kind : FaultKind.values()) {
+      if (kind.dealtBy(backend)) {
+        kinds.add(kind);
+      }
+    }
+    if (kinds.isEmpty()) {
+      throw new IllegalStateException(backend + " can deal none of the chaos run's faults");
     }
     List<FaultKind> firstRound = new ArrayList<>(kinds);
     Collections.shuffle(firstRound, random);
@@ -266,23 +425,127 @@ public final class CoordinatorChaos {
           backend.restoreLink(client);
         }
         case LOCK_KEY_DELETED -> {
-          int inside = mutexWork.inside.get();
-          boolean deleted;
-          mutexWork.deletions.incrementAndGet();
+          // A holder kept inside while its record goes and for half a lease timeout after, so that
+          // a waiter may be granted meanwhile and the holder's renewal may find the record gone.
+          PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
           try {
-            deleted = backend.deleteLockKey(MUTEX);
-          } finally {
-            synchronized (mutexWork) {
-              mutexWork.openExcusable.forEach(MutualExclusionChecker.Section::lost);
-              mutexWork.deletions.incrementAndGet();
+            Integer holder = nextMutexHolder(request);
+            int inside = mutexWork.inside.get();
+            boolean deleted;
+            Window window = openWindow(Window.KEY_DELETION, List.of(mutexWork.excusing));
+            try {
+              deleted = backend.deleteLockKey(MUTEX);
+            } finally {
+              closeWindow(window, List.of(mutexWork.excusing));
             }
+            fault("holder's lock key deleted under it", "delete the " + backend.name() + " record of " + MUTEX + " ("
+                + (deleted ? "there" : "not there") + ", " + inside + " section(s) open, "
+                + (holder == null ? "no holder came to be kept inside" : "client-" + holder + "'s holder kept inside for "
+                + leaseTimeout.dividedBy(2).toMillis() + " ms more, then writing with its old token") + ")");
+            pause(leaseTimeout.dividedBy(2));
+          } finally {
+            request.resumed().countDown();
           }
-          fault("holder's lock key deleted under it", "delete the key of " + MUTEX + " ("
-              + (deleted ? "there" : "not there") + ", " + inside + " section(s) open, told of a loss or not)");
+        }
+        case HOLDER_PAUSED -> pauseHolder(random);
+        case CONNECTIONS_KILLED -> {
+          int killed = backend.killConnections(client);
+          fault("connections killed by the server", "have the server end client-" + victim + "'s connections ("
+              + killed + ")");
+        }
+        case FAILOVER -> {
+          // Writes acknowledged from the hold-back on reach the primary only: the replica promoted next
+          // lacks them. The next mutex holder (granted then, so lost in the failover) is kept inside
+          // until half a lease timeout after it, then writes with its token, which the fence must
+          // refuse if a holder granted by the new primary has written.
+          Duration behind = Duration.ofMillis(100 + random.nextInt(400));
+          List<Excusing> struck = List.of(mutexWork.excusing, readWriteWork.excusing, semaphoreWork.excusing,
+              leaderExcusing);
+          Window window = openWindow(Window.FAILOVER, struck);
+          PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
+          try {
+            backend.holdBackReplication();
+            Integer holder = nextMutexHolder(request);
+            fault("failover to a lagging replica", "hold back replication, "
+                + (holder == null ? "no mutex grant meanwhile" : "client-" + holder + " granted the mutex meanwhile")
+                + ", " + behind.toMillis() + " ms more, then kill the primary and promote its replica (failover #"
+                + window.number + ")");
+            pause(behind);
+            backend.failOver();
+          } finally {
+            closeWindow(window, struck);
+          }
+          try {
+            pause(leaseTimeout.dividedBy(2));
+          } finally {
+            request.resumed().countDown();
+          }
         }
       }
       run.log().add("healed");
     }
+  }
+
+  /**
+   * Has the next mutex holder pause between its two writes for 1.5 to 2 lease timeouts while its
+   * client's link is frozen (every byte held back, none dropped, the connections open: what the
+   * server sees of a paused process), so its lease expires unrenewed and another client may be
+   * granted the lock; then the link thaws and the holder writes with its old token, which the fence
+   * must refuse once the newer holder has written.
+   */
+  private void pauseHolder(Random random) throws InterruptedException {
+    Duration length = leaseTimeout.multipliedBy(3).dividedBy(2)
+        .plusMillis(random.nextInt((int) Math.max(1, leaseTimeout.toMillis() / 2)));
+    PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
+    Integer victim = nextMutexHolder(request);
+    if (victim == null) {
+      request.resumed().countDown();
+      fault("holder paused past its lease timeout", "no mutex holder came to be paused within "
+          + acquireTimeout.toMillis() + " ms");
+      return;
+    }
+    fault("holder paused past its lease timeout", "pause client-" + victim + "'s mutex holder and freeze its link for "
+        + length.toMillis() + " ms, then let it write with its old token");
+    Coordinator client = clients.get(victim);
+    try {
+      backend.delayLink(client, length);
+      pause(length);
+      backend.restoreLink(client);
+    } finally {
+      request.resumed().countDown();
+    }
+  }
+
+  /**
+   * Posts {@code request} for the next mutex holder and returns its client, or null (the request
+   * withdrawn) if none entered within the acquisition timeout.
+   */
+  private Integer nextMutexHolder(PauseRequest request) throws InterruptedException {
+    pauseRequest.set(request);
+    try {
+      return request.taken().get(acquireTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      // Withdrawn unless a holder took it just now, which it then tells at once.
+      return pauseRequest.compareAndSet(request, null) ? null : request.taken().join();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("a pause request is only ever completed with a client", e);
+    }
+  }
+
+  /** Opens a window of {@code kind}: the sections open now in {@code struck} end here in their excusing checkers. */
+  private Window openWindow(String kind, List<Excusing> struck) {
+    Window window;
+    synchronized (windows) {
+      window = new Window(kind, (int) windows.stream().filter(w -> w.kind.equals(kind)).count() + 1, System.nanoTime());
+      windows.add(window);
+    }
+    struck.forEach(Excusing::open);
+    return window;
+  }
+
+  private void closeWindow(Window window, List<Excusing> struck) {
+    struck.forEach(Excusing::close);
+    window.endNanos = System.nanoTime();
   }
 
   private void fault(String kind, String what) {
@@ -324,6 +587,51 @@ public final class CoordinatorChaos {
     };
   }
 
+  /**
+   * The twin of a checker in which the sections a window strikes end at the window: those open
+   * when it opens or closes, and those entered while it is open or whose acquisition ran across
+   * it. What this checker still finds is not explained by any window.
+   */
+  private static final class Excusing {
+    final MutualExclusionChecker checker;
+    final Set<MutualExclusionChecker.Section> open = ConcurrentHashMap.newKeySet();
+    /** Bumped as a window opens and again as it closes: odd while one is open. */
+    final AtomicLong marks = new AtomicLong();
+
+    Excusing(MutualExclusionChecker checker) {
+      this.checker = checker;
+    }
+
+    /**
+     * Records an entry whose acquisition began when {@link #marks} read {@code marksBefore}; ended
+     * at once if a window struck meanwhile or is open.
+     */
+    synchronized MutualExclusionChecker.Section enter(String who, long token, boolean shared, long marksBefore) {
+      MutualExclusionChecker.Section section = shared ? checker.enterShared(who, token) : checker.enter(who, token);
+      open.add(section);
+      long now = marks.get();
+      if (now != marksBefore || (now & 1) == 1) {
+        section.lost(); // the grant may predate the window's fault, or come from it
+      }
+      return section;
+    }
+
+    void exit(MutualExclusionChecker.Section section) {
+      section.exit();
+      open.remove(section);
+    }
+
+    synchronized void open() {
+      marks.incrementAndGet();
+      open.forEach(MutualExclusionChecker.Section::lost);
+    }
+
+    synchronized void close() {
+      open.forEach(MutualExclusionChecker.Section::lost);
+      marks.incrementAndGet();
+    }
+  }
+
   /** A lock workload's checker, fence and figures. */
   private final class LockWorkload {
     final String name;
@@ -333,36 +641,36 @@ public final class CoordinatorChaos {
     final AtomicLong sharedSections = new AtomicLong();
     final AtomicLong lossesTold = new AtomicLong();
     final AtomicLong staleRefused = new AtomicLong();
+    final Queue<Long> staleRefusedAt = new ConcurrentLinkedQueue<>();
     final AtomicLong staleAccepted = new AtomicLong();
     final AtomicLong timeouts = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong hung = new AtomicLong();
     /** Holders inside a section right now, for the timeline of a key deletion. */
     final AtomicInteger inside = new AtomicInteger();
-    /**
-     * The same sections, where those whose lock key was deleted under them end at the deletion
-     * (and those whose acquisition ran across one end at once): what is left over is not
-     * explained by a deletion. Guarded by this workload for entries and deletions.
-     */
-    final MutualExclusionChecker excusingDeletions;
-    final Set<MutualExclusionChecker.Section> openExcusable = ConcurrentHashMap.newKeySet();
-    /** Bumped before a deletion and again once its holders are excused. */
-    final AtomicLong deletions = new AtomicLong();
+    /** The same sections, ended where a key deletion or a failover struck them. */
+    final Excusing excusing;
 
     LockWorkload(String name, String rule, MutualExclusionChecker checker, boolean fenced) {
       this.name = name;
       this.rule = rule;
       this.checker = checker;
-      this.excusingDeletions = fenced ? MutualExclusionChecker.exclusive() : MutualExclusionChecker.withCapacity(PERMITS);
+      this.excusing = new Excusing(fenced ? MutualExclusionChecker.exclusive() : MutualExclusionChecker.withCapacity(PERMITS));
       this.resource = fenced ? new FencedResource<>("the " + name + "'s resource", new long[1]) : null;
     }
 
-    ChaosReport.LockFigures figures() {
-      long overlaps = checker.violations().size();
-      long unexplained = excusingDeletions.violations().size();
+    /**
+     * The figures, with the overlaps that windows explain split by the kind of the latest window
+     * begun before each (all of them, for the mutex's key deletions, where failovers explain none).
+     */
+    ChaosReport.LockFigures figures(List<Window> struck) {
+      List<MutualExclusionChecker.TimedViolation> overlaps = checker.timedViolations();
+      long unexplained = excusing.checker.violations().size();
+      long explained = Math.max(0, overlaps.size() - unexplained);
+      long afterFailover = Math.min(explained, attributed(overlaps, struck, Window.FAILOVER));
       return new ChaosReport.LockFigures(name, rule, checker.sectionCount(), sharedSections.get(),
-          overlaps, Math.max(0, overlaps - unexplained), lossesTold.get(), resource != null, staleRefused.get(), staleAccepted.get(),
-          timeouts.get(), errors.get(), hung.get());
+          overlaps.size(), explained - afterFailover, afterFailover, lossesTold.get(), resource != null,
+          staleRefused.get(), staleAccepted.get(), timeouts.get(), errors.get(), hung.get());
     }
 
     void write(long token) {
@@ -375,14 +683,15 @@ public final class CoordinatorChaos {
         });
       } catch (StaleTokenException e) {
         staleRefused.incrementAndGet();
+        staleRefusedAt.add(System.nanoTime());
       }
     }
   }
 
-  private void lockWorker(LockWorkload work, List<Door> doors, String who, Random random) {
+  private void lockWorker(LockWorkload work, List<Door> doors, int client, String who, Random random) {
     while (stopped.getCount() > 0) {
       Door door = doors.get(random.nextInt(doors.size()));
-      long deletionsBefore = work.deletions.get();
+      long marksBefore = work.excusing.marks.get();
       long start = System.nanoTime();
       Optional<Lease> granted;
       try {
@@ -400,21 +709,18 @@ public final class CoordinatorChaos {
         work.timeouts.incrementAndGet();
         continue;
       }
-      hold(work, door.shared(), granted.get(), who, random, deletionsBefore);
+      hold(work, door.shared(), granted.get(), client, who, random, marksBefore);
     }
   }
 
-  private void hold(LockWorkload work, boolean shared, Lease lease, String who, Random random, long deletionsBefore) {
+  private void hold(LockWorkload work, boolean shared, Lease lease, int client, String who, Random random,
+      long marksBefore) {
     long token = lease.fencingToken();
     MutualExclusionChecker.Section section;
     MutualExclusionChecker.Section excusable;
-    synchronized (work) {
+    synchronized (work.excusing) {
       section = shared ? work.checker.enterShared(who, token) : work.checker.enter(who, token);
-      excusable = shared ? work.excusingDeletions.enterShared(who, token) : work.excusingDeletions.enter(who, token);
-      work.openExcusable.add(excusable);
-      if (work.deletions.get() != deletionsBefore) {
-        excusable.lost(); // the grant may predate a deletion of the lock's key
-      }
+      excusable = work.excusing.enter(who, token, shared, marksBefore);
     }
     if (shared) {
       work.sharedSections.incrementAndGet();
@@ -443,18 +749,24 @@ public final class CoordinatorChaos {
       if (writes) {
         work.write(token);
       }
-      // Mostly brief; one hold in twenty stalls past the lease timeout, as a paused holder does.
-      Duration stall = random.nextInt(20) == 0
-          ? leaseTimeout.plusMillis(random.nextInt((int) Math.max(1, leaseTimeout.toMillis())))
-          : Duration.ofMillis(random.nextInt(10));
-      pauseQuietly(stall);
+      PauseRequest paused = work == mutexWork ? pauseRequest.getAndSet(null) : null;
+      if (paused != null) {
+        paused.taken().complete(client);
+        run.log().add(who + " kept inside the mutex (token " + token + ") for a fault");
+        awaitQuietly(paused.resumed(), leaseTimeout.multipliedBy(10));
+      } else {
+        // Mostly brief; one hold in twenty stalls past the lease timeout, its renewals going on.
+        Duration stall = random.nextInt(20) == 0
+            ? leaseTimeout.plusMillis(random.nextInt((int) Math.max(1, leaseTimeout.toMillis())))
+            : Duration.ofMillis(random.nextInt(10));
+        pauseQuietly(stall);
+      }
       if (writes) {
         work.write(token); // decided before the stall, written whatever the lease says now
       }
     } finally {
       section.exit();
-      excusable.exit();
-      work.openExcusable.remove(excusable);
+      work.excusing.exit(excusable);
       work.inside.decrementAndGet();
       lease.close();
     }
@@ -481,19 +793,28 @@ public final class CoordinatorChaos {
         highestLeaderToken.accumulate(token);
         leaderTerms.incrementAndGet();
         run.log().add(id + " leads (token " + token + ")");
-        MutualExclusionChecker.Section previous = terms.put(id, leaderChecker.enter(id, token));
+        MutualExclusionChecker.Section[] previous;
+        synchronized (leaderExcusing) {
+          // A term gained while a failover window is open may come from a grant the failover loses.
+          previous = terms.put(id, new MutualExclusionChecker.Section[] {leaderChecker.enter(id, token),
+              leaderExcusing.enter(id, token, false, leaderExcusing.marks.get())});
+        }
         if (previous != null) {
-          previous.exit();
+          previous[0].exit();
+          leaderExcusing.exit(previous[1]);
         }
       }
 
       @Override
       public void leadershipLost(Lease leadership) {
         run.log().add(id + " no longer leads");
-        MutualExclusionChecker.Section term = terms.remove(id);
+        MutualExclusionChecker.Section[] term = terms.remove(id);
         if (term != null) {
-          term.lost();
-          term.exit();
+          for (MutualExclusionChecker.Section s : term) {
+            s.lost();
+          }
+          term[0].exit();
+          leaderExcusing.exit(term[1]);
         }
       }
     });
@@ -527,7 +848,12 @@ public final class CoordinatorChaos {
         deposed = true;
       }
       if (deposed && highestLeaderToken.get() > lastToken) {
-        (writeAsLeader(lastToken) ? deposedAccepted : deposedRefused).incrementAndGet();
+        if (writeAsLeader(lastToken)) {
+          deposedAccepted.incrementAndGet();
+        } else {
+          deposedRefused.incrementAndGet();
+          deposedRefusedAt.add(System.nanoTime());
+        }
         lastToken = Long.MIN_VALUE;
         deposed = false;
       }
@@ -621,6 +947,14 @@ public final class CoordinatorChaos {
 
   private void pause(Duration length) throws InterruptedException {
     stopped.await(length.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private static void awaitQuietly(CountDownLatch latch, Duration bound) {
+    try {
+      latch.await(bound.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void pauseQuietly(Duration length) {

@@ -8,8 +8,10 @@ package dev.baton.testkit.contract;
 public enum Promise {
   /**
    * A lease held while the server is stopped and started again on the same port (quickly, well
-   * within the lease timeout) is still held afterwards: it reads {@code HELD} again and no other
-   * client can take the lock until it is released.
+   * within the lease timeout) is still held afterwards: its own client sees it in the store again,
+   * it reads {@code HELD} (a client that noticed the outage turned it {@code SUSPECT} meanwhile; one
+   * that holds no connection open may not notice a restart between two renewals at all) and no
+   * other client can take the lock until it is released.
    *
    * <p>Declared outcome when not promised: the lease turns {@code LOST} (its listeners hear it)
    * and is never silently {@code HELD} again; another client can then take the lock, with a
@@ -70,7 +72,10 @@ public enum Promise {
    * while the lost lease still reads valid. The lost lease then turns {@code LOST} (its listeners
    * hear it, and it is never {@code HELD} again), its validity does not outlast its lease timeout
    * from the failover, and the new holder's fencing token is strictly larger than the lost one's, so
-   * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write.
+   * that a {@link dev.baton.lock.FencedResource} refuses the old holder's late write. The chaos run
+   * ({@link CoordinatorChaos}) fails such a store over again and again where the fixture can ({@link
+   * ContractBackend#canFailOver()}), and counts the overlaps each failover explains apart; they fail
+   * no run, but a stale write the fence accepts does.
    */
   GRANT_KEPT_ACROSS_FAILOVER
 }

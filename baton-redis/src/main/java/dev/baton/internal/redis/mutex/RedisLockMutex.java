@@ -3,6 +3,7 @@ package dev.baton.internal.redis.mutex;
 import dev.baton.BatonInterruptedException;
 import dev.baton.SessionLostException;
 import dev.baton.internal.redis.OwnerRecord;
+import dev.baton.internal.redis.QueuedAcquisition;
 import dev.baton.internal.redis.RedisErrors;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.Tenure;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -172,24 +172,7 @@ public final class RedisLockMutex implements Mutex {
       checkTimeout(timeout);
     }
     session.checkOpen();
-    CompletableFuture<Tenure> pending = queue(Thread.currentThread(), timeout);
-    CompletableFuture<Lease> leased = new CompletableFuture<>();
-    leased.whenComplete((lease, error) -> {
-      if (error instanceof CancellationException) {
-        pending.completeExceptionally(error);
-      }
-    });
-    pending.whenCompleteAsync((tenure, error) -> {
-      if (error != null) {
-        leased.completeExceptionally(RedisErrors.translate(error, session.address(), "acquiring " + name));
-        return;
-      }
-      Lease lease = tenure.newLease();
-      if (!leased.complete(lease)) {
-        lease.close(); // cancelled by the caller while the grant was on its way
-      }
-    }, session.events());
-    return leased;
+    return QueuedAcquisition.leaseOf(queue(Thread.currentThread(), timeout), session, "acquiring " + name);
   }
 
   /**
@@ -201,28 +184,7 @@ public final class RedisLockMutex implements Mutex {
     if (cohort != null) {
       return cohort.acquire(thread, timeoutNanos, () -> new AcquireTimeoutException(name, timeout));
     }
-    return tenureOf(new Acquisition(this, session, thread, true), timeoutNanos);
-  }
-
-  /**
-   * The tenure {@code acquisition} leads to ({@code null} for a try-once that found the lock taken);
-   * completing the future exceptionally withdraws, and a grant that comes too late is released.
-   */
-  private CompletableFuture<Tenure> tenureOf(Acquisition acquisition, long timeoutNanos) {
-    CompletableFuture<Tenure> tenure = new CompletableFuture<>();
-    tenure.whenComplete((t, error) -> {
-      if (error != null) {
-        acquisition.giveUp(error);
-      }
-    });
-    acquisition.start(timeoutNanos).whenComplete((hold, error) -> {
-      if (error != null) {
-        tenure.completeExceptionally(error);
-      } else if (!tenure.complete(hold == null ? null : new Tenure(hold, hold.token(), hold::release)) && hold != null) {
-        hold.release();
-      }
-    });
-    return tenure;
+    return new Acquisition(this, session, thread, true).tenure(timeoutNanos);
   }
 
   private Optional<Lease> acquireBlocking(Duration timeout, boolean timeoutThrows) {
@@ -240,7 +202,7 @@ public final class RedisLockMutex implements Mutex {
     CompletableFuture<Tenure> pending;
     if (timeout != null && timeout.isZero()) {
       if (cohort != null && cohort.busy()) {
-        return timedOut(timeout, timeoutThrows); // a thread of this client holds or queues: it is ahead
+        return QueuedAcquisition.timedOut(name, timeout, timeoutThrows); // a thread of this client holds or queues: it is ahead
       }
       pending = tryOnce(thread);
     } else {
@@ -248,52 +210,24 @@ public final class RedisLockMutex implements Mutex {
     }
     Tenure tenure;
     try {
-      tenure = waitFor(pending, name);
+      tenure = QueuedAcquisition.await(pending, name);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof AcquireTimeoutException) {
-        return timedOut(timeout, timeoutThrows);
+        return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
       }
       throw RedisErrors.translate(e.getCause(), session.address(), "acquiring " + name);
     }
     if (tenure == null) {
-      return timedOut(timeout, timeoutThrows);
+      return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
     }
     heldByThread.put(thread, tenure);
     tenure.whenEnded(() -> heldByThread.remove(thread, tenure));
     return Optional.of(tenure.newLease());
   }
 
-  /**
-   * Waits for {@code pending}. On an interrupt it gives the wait up, ends a tenure that came in
-   * meanwhile (nobody will close it), keeps the thread's interrupt flag and throws {@link
-   * BatonInterruptedException}, whatever {@code pending} ended with: a tenure, a try-once's refusal
-   * ({@code null}) or a failure such as a timeout.
-   */
-  static Tenure waitFor(CompletableFuture<Tenure> pending, String name) throws ExecutionException {
-    try {
-      return pending.get();
-    } catch (InterruptedException e) {
-      if (!pending.completeExceptionally(new CancellationException("interrupted")) && !pending.isCompletedExceptionally()) {
-        Tenure late = pending.getNow(null);
-        if (late != null) {
-          late.exit();
-        }
-      }
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
-    }
-  }
-
   /** One attempt that does not queue; completes with {@code null} if the lock is taken. */
   private CompletableFuture<Tenure> tryOnce(Thread thread) {
-    return tenureOf(new Acquisition(this, session, thread, false), -1);
-  }
-
-  private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {
-    if (!timeoutThrows) {
-      return Optional.empty();
-    }
-    throw new AcquireTimeoutException(name, timeout); // made here, so the trace shows the caller
+    return new Acquisition(this, session, thread, false).tenure(-1);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.baton.internal.redis.rwlock;
 import dev.baton.BatonInterruptedException;
 import dev.baton.SessionLostException;
 import dev.baton.internal.redis.OwnerRecord;
+import dev.baton.internal.redis.QueuedAcquisition;
 import dev.baton.internal.redis.RedisErrors;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.Tenure;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -188,42 +188,9 @@ public final class RedisReadWriteLock implements ReadWriteLock {
       }
       session.checkOpen();
       // Bound to no thread: no reentrancy and no downgrade, as Mutex#acquireAsync says.
-      CompletableFuture<Tenure> pending = tenureOf(new RwAcquisition(RedisReadWriteLock.this, session,
-          Thread.currentThread(), exclusive, true, null), timeout == null ? -1 : timeout.toNanos());
-      CompletableFuture<Lease> leased = new CompletableFuture<>();
-      leased.whenComplete((lease, error) -> {
-        if (error instanceof CancellationException) {
-          pending.completeExceptionally(error);
-        }
-      });
-      pending.whenCompleteAsync((tenure, error) -> {
-        if (error != null) {
-          leased.completeExceptionally(RedisErrors.translate(error, session.address(), "acquiring " + name));
-          return;
-        }
-        Lease lease = tenure.newLease();
-        if (!leased.complete(lease)) {
-          lease.close();
-        }
-      }, session.events());
-      return leased;
-    }
-
-    private CompletableFuture<Tenure> tenureOf(RwAcquisition acquisition, long timeoutNanos) {
-      CompletableFuture<Tenure> tenure = new CompletableFuture<>();
-      tenure.whenComplete((t, error) -> {
-        if (error != null) {
-          acquisition.giveUp(error);
-        }
-      });
-      acquisition.start(timeoutNanos).whenComplete((hold, error) -> {
-        if (error != null) {
-          tenure.completeExceptionally(error);
-        } else if (!tenure.complete(hold == null ? null : new Tenure(hold, hold.token(), hold::release)) && hold != null) {
-          hold.release();
-        }
-      });
-      return tenure;
+      CompletableFuture<Tenure> pending = new RwAcquisition(RedisReadWriteLock.this, session, Thread.currentThread(),
+          exclusive, true, null).tenure(timeout == null ? -1 : timeout.toNanos());
+      return QueuedAcquisition.leaseOf(pending, session, "acquiring " + name);
     }
 
     private Optional<Lease> acquireBlocking(Duration timeout, boolean timeoutThrows) {
@@ -254,45 +221,23 @@ public final class RedisReadWriteLock implements ReadWriteLock {
         }
       }
       boolean tryOnce = timeout != null && timeout.isZero();
-      CompletableFuture<Tenure> pending = tenureOf(new RwAcquisition(RedisReadWriteLock.this, session, thread,
-          exclusive, !tryOnce, downgradeFrom), tryOnce || timeout == null ? -1 : timeout.toNanos());
+      CompletableFuture<Tenure> pending = new RwAcquisition(RedisReadWriteLock.this, session, thread, exclusive,
+          !tryOnce, downgradeFrom).tenure(tryOnce || timeout == null ? -1 : timeout.toNanos());
       Tenure tenure;
       try {
-        tenure = waitFor(pending);
+        tenure = QueuedAcquisition.await(pending, name);
       } catch (ExecutionException e) {
         if (e.getCause() instanceof AcquireTimeoutException) {
-          return timedOut(timeout, timeoutThrows);
+          return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
         }
         throw RedisErrors.translate(e.getCause(), session.address(), "acquiring " + name);
       }
       if (tenure == null) {
-        return timedOut(timeout, timeoutThrows);
+        return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
       }
       heldByThread.put(thread, tenure);
       tenure.whenEnded(() -> heldByThread.remove(thread, tenure));
       return Optional.of(tenure.newLease());
-    }
-
-    private Tenure waitFor(CompletableFuture<Tenure> pending) throws ExecutionException {
-      try {
-        return pending.get();
-      } catch (InterruptedException e) {
-        if (!pending.completeExceptionally(new CancellationException("interrupted")) && !pending.isCompletedExceptionally()) {
-          Tenure late = pending.getNow(null);
-          if (late != null) {
-            late.exit();
-          }
-        }
-        Thread.currentThread().interrupt();
-        throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
-      }
-    }
-
-    private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {
-      if (!timeoutThrows) {
-        return Optional.empty();
-      }
-      throw new AcquireTimeoutException(name, timeout);
     }
 
     @Override

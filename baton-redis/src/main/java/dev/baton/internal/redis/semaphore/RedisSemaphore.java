@@ -2,6 +2,7 @@ package dev.baton.internal.redis.semaphore;
 
 import dev.baton.BatonInterruptedException;
 import dev.baton.internal.redis.OwnerRecord;
+import dev.baton.internal.redis.QueuedAcquisition;
 import dev.baton.internal.redis.RedisErrors;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.Tenure;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -116,78 +116,29 @@ public final class RedisSemaphore implements Semaphore {
       checkTimeout(timeout);
     }
     session.checkOpen();
-    CompletableFuture<Tenure> pending = tenureOf(new SemAcquisition(this, session, Thread.currentThread(), 1, true),
-        timeout == null ? -1 : timeout.toNanos());
-    CompletableFuture<Lease> leased = new CompletableFuture<>();
-    leased.whenComplete((lease, error) -> {
-      if (error instanceof CancellationException) {
-        pending.completeExceptionally(error);
-      }
-    });
-    pending.whenCompleteAsync((tenure, error) -> {
-      if (error != null) {
-        leased.completeExceptionally(RedisErrors.translate(error, session.address(), "acquiring a permit of " + name));
-        return;
-      }
-      Lease lease = tenure.newLease();
-      if (!leased.complete(lease)) {
-        lease.close();
-      }
-    }, session.events());
-    return leased;
-  }
-
-  private CompletableFuture<Tenure> tenureOf(SemAcquisition acquisition, long timeoutNanos) {
-    CompletableFuture<Tenure> tenure = new CompletableFuture<>();
-    tenure.whenComplete((t, error) -> {
-      if (error != null) {
-        acquisition.giveUp(error);
-      }
-    });
-    acquisition.start(timeoutNanos).whenComplete((hold, error) -> {
-      if (error != null) {
-        tenure.completeExceptionally(error);
-      } else if (!tenure.complete(hold == null ? null : new Tenure(hold, hold.token(), hold::release)) && hold != null) {
-        hold.release();
-      }
-    });
-    return tenure;
+    CompletableFuture<Tenure> pending = new SemAcquisition(this, session, Thread.currentThread(), 1, true)
+        .tenure(timeout == null ? -1 : timeout.toNanos());
+    return QueuedAcquisition.leaseOf(pending, session, "acquiring a permit of " + name);
   }
 
   private Optional<Lease> acquireBlocking(int count, Duration timeout, boolean timeoutThrows) {
     session.checkOpen();
     boolean tryOnce = timeout != null && timeout.isZero();
-    CompletableFuture<Tenure> pending = tenureOf(new SemAcquisition(this, session, Thread.currentThread(), count,
-        !tryOnce), tryOnce || timeout == null ? -1 : timeout.toNanos());
+    CompletableFuture<Tenure> pending = new SemAcquisition(this, session, Thread.currentThread(), count, !tryOnce)
+        .tenure(tryOnce || timeout == null ? -1 : timeout.toNanos());
     Tenure tenure;
     try {
-      tenure = pending.get();
-    } catch (InterruptedException e) {
-      if (!pending.completeExceptionally(new CancellationException("interrupted")) && !pending.isCompletedExceptionally()) {
-        Tenure late = pending.getNow(null);
-        if (late != null) {
-          late.exit();
-        }
-      }
-      Thread.currentThread().interrupt();
-      throw new BatonInterruptedException("Interrupted while waiting for a permit of " + name, e);
+      tenure = QueuedAcquisition.await(pending, "a permit of " + name);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof AcquireTimeoutException) {
-        return timedOut(timeout, timeoutThrows);
+        return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
       }
       throw RedisErrors.translate(e.getCause(), session.address(), "acquiring permits of " + name);
     }
     if (tenure == null) {
-      return timedOut(timeout, timeoutThrows);
+      return QueuedAcquisition.timedOut(name, timeout, timeoutThrows);
     }
     return Optional.of(tenure.newLease());
-  }
-
-  private Optional<Lease> timedOut(Duration timeout, boolean timeoutThrows) {
-    if (!timeoutThrows) {
-      return Optional.empty();
-    }
-    throw new AcquireTimeoutException(name, timeout);
   }
 
   @Override

@@ -1,0 +1,84 @@
+package dev.baton.jdbc.contract;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.Coordinator;
+import dev.baton.jdbc.JdbcBaton;
+import dev.baton.jdbc.MariaDbServer;
+import dev.baton.testkit.contract.ContractBackendExtension;
+import dev.baton.testkit.contract.Feature;
+import dev.baton.testkit.contract.Promise;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The SQL backend on MySQL/MariaDB for the conformance suite: the JVM's one MariaDB from the
+ * machine's packages ({@link MariaDbServer#shared()}, loopback, a free port, restartable on the same
+ * data), a database of its own per test class, clients with a 1.5 s lease TTL, each through a proxy
+ * of its own. Where {@code mariadbd} is not installed, every contract class is skipped by a JUnit
+ * assumption that names what is missing.
+ */
+public final class MariaDbBackend extends ContractBackendExtension {
+  private static final Duration LEASE_TTL = Duration.ofMillis(1500);
+  private MariaDbServer server;
+  private String database;
+
+  @Override
+  public String name() {
+    return "mysql";
+  }
+
+  /** Every recipe, as on PostgreSQL: the SQL of both families is one set of statements. */
+  @Override
+  public Set<Feature> features() {
+    return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.SEMAPHORE,
+        Feature.READ_WRITE_LOCK, Feature.COUNTER);
+  }
+
+  /**
+   * As on PostgreSQL, there is no queue in the table: waiters of different clients race for a
+   * released row, and a client sees only its own waiters, with no token until they are granted.
+   * MySQL has no notify either, which costs time (waiters re-check on a back-off) but no promise.
+   */
+  @Override
+  public Set<Promise> notPromised() {
+    return EnumSet.of(Promise.FIFO_AMONG_CLIENTS, Promise.WAITER_SHOWS_ITS_TOKEN,
+        Promise.WAITERS_SEEN_BY_EVERY_CLIENT);
+  }
+
+  @Override
+  public Duration leaseTimeout() {
+    return LEASE_TTL;
+  }
+
+  @Override
+  protected void startServer() {
+    assumeTrue(MariaDbServer.missing().isEmpty(), () -> MariaDbServer.missing().orElse(""));
+    server = MariaDbServer.shared();
+    database = server.newDatabase();
+  }
+
+  @Override
+  protected void stopServer() {
+    // The server is the JVM's, stopped when it exits.
+  }
+
+  @Override
+  protected InetSocketAddress serverAddress() {
+    return new InetSocketAddress("127.0.0.1", server.port());
+  }
+
+  @Override
+  protected Coordinator connect(String hostAndPort, Duration leaseTtl) {
+    Duration renew = leaseTtl.dividedBy(5);
+    return JdbcBaton.builder().url("jdbc:mariadb://" + hostAndPort + "/" + database + "?user=root")
+        .leaseTtl(leaseTtl).renewEvery(renew).connectTimeout(Duration.ofSeconds(10)).createSchema(true).build();
+  }
+
+  @Override
+  public void restartServer() {
+    server.restart();
+  }
+}
