@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
 public abstract class LeaseHold implements RedisSession.Held {
   private static final Logger log = LoggerFactory.getLogger(LeaseHold.class);
 
-  private final RedisSession session;
+  /** The client's services the hold uses: the session itself, or a test's in-memory client. */
+  private final HoldClient client;
+  private final RedisSession session; // null for a test's client
   private final String path;
   private final long token;
   private final long ttlNanos;
@@ -60,13 +62,24 @@ public abstract class LeaseHold implements RedisSession.Held {
    */
   protected LeaseHold(RedisSession session, String path, long token, java.time.Duration ttl, boolean renews,
       long grantedAt) {
+    this(session, session, path, token, ttl, renews, grantedAt);
+  }
+
+  /** As above, with {@code client} playing the session (a model-checking test's, in memory); {@link #session()} is null. */
+  protected LeaseHold(HoldClient client, String path, long token, java.time.Duration ttl, boolean renews, long grantedAt) {
+    this(client, null, path, token, ttl, renews, grantedAt);
+  }
+
+  private LeaseHold(HoldClient client, RedisSession session, String path, long token, java.time.Duration ttl,
+      boolean renews, long grantedAt) {
+    this.client = client;
     this.session = session;
     this.path = path;
     this.token = token;
     this.ttlNanos = ttl.toNanos();
     this.validNanos = ttlNanos - RedisSettings.driftMargin(ttl).toNanos();
     this.renews = renews;
-    this.periodNanos = session.settings().renewEvery().toNanos();
+    this.periodNanos = client.settings().renewEvery().toNanos();
     this.lastRenewedAt = grantedAt;
   }
 
@@ -90,11 +103,11 @@ public abstract class LeaseHold implements RedisSession.Held {
    * and a lock released within its first period (most are) costs no exact timer at all.
    */
   public void start() {
-    session.register(this);
+    client.register(this);
     if (!renews) {
       // Nothing to renew: the lease ends at its validity, to the moment, unless released before.
       scheduleExpiryCheck();
-      if (session.isClosed()) {
+      if (client.isClosed()) {
         release();
       }
       return;
@@ -106,7 +119,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   }
 
   private boolean scheduleRenewal() {
-    RedisSession.Pending next = session.later(this::renewOnTime, periodNanos);
+    RedisSession.Pending next = client.later(this::renewOnTime, periodNanos);
     renewal = next;
     if (next != null && isFinal()) {
       next.cancel(); // released or lost while this was being scheduled
@@ -170,7 +183,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   }
 
   public Executor defaultExecutor() {
-    return session.noticeExecutor();
+    return client.noticeExecutor();
   }
 
   /** The connection dropped: no decision should be taken on the lease until a renewal succeeds. */
@@ -182,7 +195,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   /** The connection is back: renew now rather than at the next period. */
   @Override
   public void renewSoon() {
-    session.schedule(this::renew, 0);
+    client.schedule(this::renew, 0);
   }
 
   /**
@@ -204,12 +217,12 @@ public abstract class LeaseHold implements RedisSession.Held {
     // sending again while the key could still be ours; after that its TTL has freed it. The hold
     // stays registered until the answer, so that a client closed meanwhile waits for it instead
     // of dropping the release with its connection (the lock would then stay taken for its TTL).
-    session.sendUntilDone(this::releaseCommand, () -> lastRenewedAt + ttlNanos)
+    client.sendUntilDone(this::releaseCommand, () -> lastRenewedAt + ttlNanos)
         .whenComplete((answer, error) -> {
           if (error != null) {
             log.debug("Could not release {}; it expires with its TTL", path, error);
           }
-          session.unregister(this);
+          client.unregister(this);
           done.complete(null);
         });
     return done;
@@ -260,7 +273,7 @@ public abstract class LeaseHold implements RedisSession.Held {
     }
     long delay = validUntilNanos() - System.nanoTime();
     try {
-      expiry = session.timer().schedule(this::checkExpiry, Math.max(0, delay), TimeUnit.NANOSECONDS);
+      expiry = client.timer().schedule(this::checkExpiry, Math.max(0, delay), TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed: the close releases this hold
     }
@@ -277,7 +290,7 @@ public abstract class LeaseHold implements RedisSession.Held {
     }
     long delay = renewedAt + 2 * periodNanos - System.nanoTime();
     try {
-      overdue = session.timer().schedule(() -> {
+      overdue = client.timer().schedule(() -> {
         if (lastRenewedAt == renewedAt && !isFinal() && moveTo(LeaseState.SUSPECT, LeaseState.HELD)) {
           log.debug("No renewal of {} succeeded for two periods: SUSPECT until one does", path);
         }
@@ -297,7 +310,7 @@ public abstract class LeaseHold implements RedisSession.Held {
   private void lose() {
     if (moveTo(LeaseState.LOST, LeaseState.HELD, LeaseState.SUSPECT)) {
       stopTimers();
-      session.unregister(this);
+      client.unregister(this);
     }
   }
 

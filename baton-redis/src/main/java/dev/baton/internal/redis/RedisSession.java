@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * holds back a SUSPECT or LOST that must be heard before another client is granted), and the leases and
  * waiters that {@link #close()} ends.
  */
-public final class RedisSession {
+public final class RedisSession implements HoldClient {
   private static final Logger log = LoggerFactory.getLogger(RedisSession.class);
   private static final AtomicInteger CLIENTS = new AtomicInteger();
   /** From here on a delay waits on the timer wheel: a tick late is a tenth of it at most. */

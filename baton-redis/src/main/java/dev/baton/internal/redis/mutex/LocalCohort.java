@@ -1,5 +1,7 @@
 package dev.baton.internal.redis.mutex;
 
+import dev.baton.ClientClosedException;
+import dev.baton.internal.redis.HoldClient;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.Tenure;
 import dev.baton.lock.LeaseState;
@@ -27,8 +29,9 @@ import java.util.function.Supplier;
  * callback never runs while it is held.
  */
 final class LocalCohort implements RedisSession.LocalQueue {
-  private final RedisLockMutex mutex;
-  private final RedisSession session;
+  private final String path;
+  private final HoldClient timers;
+  private final Supplier<ClientClosedException> closed;
   private final Function<Thread, Queued> queue;
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
   private Queued queueing;
@@ -37,26 +40,27 @@ final class LocalCohort implements RedisSession.LocalQueue {
   private int served;
 
   LocalCohort(RedisLockMutex mutex, RedisSession session) {
-    this(mutex, session, null);
+    this(mutex.path(), session, session::closedException, thread -> {
+      Acquisition acquisition = new Acquisition(mutex, session, thread, true);
+      return new Queued(acquisition.start(-1), acquisition::giveUp);
+    });
   }
 
   /**
-   * With {@code queue} standing in for the queueing in Redis ({@code null}: an {@link Acquisition}), so
-   * that a model-checking test can play Redis's part in memory.
+   * The cohort of the lock at {@code path}: its waiters' timeouts run on {@code timers}, they fail with
+   * {@code closed}'s error once those have stopped, and {@code queue} queues in Redis for them. A
+   * model-checking test passes its own, and plays Redis's part and the client's in memory.
    */
-  LocalCohort(RedisLockMutex mutex, RedisSession session, Function<Thread, Queued> queue) {
-    this.mutex = mutex;
-    this.session = session;
-    this.queue = queue != null ? queue : this::queueInRedis;
+  LocalCohort(String path, HoldClient timers, Supplier<ClientClosedException> closed,
+      Function<Thread, Queued> queue) {
+    this.path = path;
+    this.timers = timers;
+    this.closed = closed;
+    this.queue = queue;
   }
 
   /** One place queued for in Redis on behalf of the waiters: its grant, and how to withdraw it. */
   record Queued(CompletableFuture<RedisHold> granted, Consumer<Throwable> giveUp) {}
-
-  private Queued queueInRedis(Thread thread) {
-    Acquisition acquisition = new Acquisition(mutex, session, thread, true);
-    return new Queued(acquisition.start(-1), acquisition::giveUp);
-  }
 
   private static final class LocalWaiter {
     final Thread thread;
@@ -85,9 +89,9 @@ final class LocalCohort implements RedisSession.LocalQueue {
       }
     });
     if (timeoutNanos >= 0) {
-      RedisSession.Pending timer = session.later(() -> waiter.granted.completeExceptionally(timeout.get()), timeoutNanos);
+      RedisSession.Pending timer = timers.later(() -> waiter.granted.completeExceptionally(timeout.get()), timeoutNanos);
       if (timer == null) {
-        waiter.granted.completeExceptionally(session.closedException());
+        waiter.granted.completeExceptionally(closed.get());
       } else {
         waiter.granted.whenComplete((tenure, error) -> timer.cancel());
       }
@@ -205,7 +209,7 @@ final class LocalCohort implements RedisSession.LocalQueue {
       }
     }
     if (abandoned != null) {
-      abandoned.giveUp().accept(new CancellationException("no thread of this client waits for " + mutex.path() + " any more"));
+      abandoned.giveUp().accept(new CancellationException("no thread of this client waits for " + path + " any more"));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.baton.internal.redis.mutex;
 
+import dev.baton.internal.redis.HoldClient;
 import dev.baton.internal.redis.LeaseHold;
 import dev.baton.internal.redis.RedisSession;
 import dev.baton.internal.redis.Tenure;
@@ -10,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
  * turn (each with the next of the tokens the grant reserved). The release deletes the key only if it
  * still holds this holder's value, and gives back the reserved tokens not handed out.
  */
-// Not final: LocalCohortLincheckTest answers its release in memory.
+// Not final: LocalCohortLincheckTest answers its release in memory (see the second constructor).
 class RedisHold extends LeaseHold {
   private final RedisLockMutex mutex;
   private final String ownerId;
@@ -26,6 +27,19 @@ class RedisHold extends LeaseHold {
     this.mutex = mutex;
     this.ownerId = ownerId;
     this.value = value;
+    this.reservedEnd = token + Math.max(1, reserved) - 1;
+    this.usedEnd = token;
+  }
+
+  /**
+   * A grant on {@code path} held through a test's in-memory {@code client}, with no mutex behind it:
+   * the test answers {@link #renewCommand} and {@link #releaseCommand} itself.
+   */
+  RedisHold(HoldClient client, String path, long token, long reserved, java.time.Duration ttl) {
+    super(client, path, token, ttl, true, System.nanoTime());
+    this.mutex = null;
+    this.ownerId = "owner:" + token;
+    this.value = "value:" + token;
     this.reservedEnd = token + Math.max(1, reserved) - 1;
     this.usedEnd = token;
   }
