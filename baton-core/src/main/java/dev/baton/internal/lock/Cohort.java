@@ -66,9 +66,10 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   private final int localHandOvers;
   private final long cacheIdleNanos;
   private final long lockDelayNanos;
+  private final Ensemble ensemble;
 
   private final ArrayDeque<LocalWaiter> waiting = new ArrayDeque<>();
-  private QueueWaiter queueing;
+  private Queueing queueing;
   private QueueWaiter.Acquisition node;
   private HeldLock holder;
   private int served;
@@ -88,8 +89,38 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     }
   }
 
+  /**
+   * What the cohort asks of the ensemble for its node: to queue one for its waiters, and to delete
+   * one it gives up. A seam, so that a model-checking test can play the ensemble's part in memory.
+   */
+  interface Ensemble {
+    /** A node to queue for {@code firstWaiter}'s cohort, not yet sent: {@link Queueing#start} sends it. */
+    Queueing queue(Thread firstWaiter);
+
+    /** Deletes {@code node} in the background; {@code released}: with a record of the release ({@link LockDelay}). */
+    void delete(QueueWaiter.Acquisition node, boolean released);
+  }
+
+  /** A node queued for on the cohort's behalf. */
+  interface Queueing {
+    /** Sends the request; the future completes once the node is the lock's holder, or fails. */
+    CompletableFuture<QueueWaiter.Acquisition> start();
+
+    /**
+     * Withdraws it while it queues (before {@link #start} too): its future fails with a {@link
+     * CancellationException}. Once granted, it is too late: the future has the node.
+     */
+    void cancel();
+  }
+
   Cohort(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
       MutexOptions options) {
+    this(session, path, layout, rule, options, null);
+  }
+
+  /** With {@code ensemble} in place of the requests to the ensemble ({@code null}: the real ones). */
+  Cohort(Session session, String path, QueueWaiter.QueueLayout layout, QueueWaiter.QueueRule rule,
+      MutexOptions options, Ensemble ensemble) {
     this.session = session;
     this.path = path;
     this.serverPath = session.settings().onServer(path);
@@ -98,6 +129,17 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     this.localHandOvers = options.localHandOvers();
     this.cacheIdleNanos = Durations.timeoutNanos(options.cacheIdle());
     this.lockDelayNanos = Durations.timeoutNanos(options.lockDelay());
+    this.ensemble = ensemble != null ? ensemble : new Ensemble() {
+      @Override
+      public Queueing queue(Thread firstWaiter) {
+        return queueOnEnsemble(firstWaiter);
+      }
+
+      @Override
+      public void delete(QueueWaiter.Acquisition node, boolean released) {
+        deleteNode(node, released);
+      }
+    };
   }
 
   /**
@@ -160,19 +202,41 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
   // ---- the node's life ----------------------------------------------------------------------
 
   private void startQueueing(Thread firstWaiter, List<Runnable> after) {
-    QueueWaiter queued = new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(firstWaiter), true)
-        .withLockDelay(lockDelayNanos);
+    Queueing queued = ensemble.queue(firstWaiter);
     queueing = queued;
-    after.add(() -> queued.start(-1, () -> new AcquireTimeoutException(path, null))
-        .whenComplete((acquisition, error) -> onQueued(queued, acquisition, error)));
+    after.add(() -> queued.start().whenComplete((acquisition, error) -> onQueued(queued, acquisition, error)));
   }
 
-  private void onQueued(QueueWaiter queued, QueueWaiter.Acquisition acquisition, Throwable error) {
+  private Queueing queueOnEnsemble(Thread firstWaiter) {
+    QueueWaiter queued = new QueueWaiter(session, serverPath, layout, rule, OwnerData.forThread(firstWaiter), true)
+        .withLockDelay(lockDelayNanos);
+    return new Queueing() {
+      @Override
+      public CompletableFuture<QueueWaiter.Acquisition> start() {
+        return queued.start(-1, () -> new AcquireTimeoutException(path, null));
+      }
+
+      @Override
+      public void cancel() {
+        queued.cancel();
+      }
+    };
+  }
+
+  private void deleteNode(QueueWaiter.Acquisition node, boolean released) {
+    if (released && lockDelayNanos > 0) {
+      LockDelay.releaseInBackground(session, node.handle(), node.serverNodePath());
+    } else {
+      Nodes.deleteInBackground(session, node.handle(), node.serverNodePath());
+    }
+  }
+
+  private void onQueued(Queueing queued, QueueWaiter.Acquisition acquisition, Throwable error) {
     List<Runnable> after = new ArrayList<>(2);
     synchronized (this) {
       if (queueing != queued) {
         if (acquisition != null) {
-          after.add(() -> Nodes.deleteInBackground(session, acquisition.handle(), acquisition.serverNodePath()));
+          after.add(() -> ensemble.delete(acquisition, false));
         }
       } else {
         queued(acquisition, error, after);
@@ -346,11 +410,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
     cancelIdleTimer();
     if (node != null) {
       QueueWaiter.Acquisition dropped = node;
-      if (released && lockDelayNanos > 0) {
-        after.add(() -> LockDelay.releaseInBackground(session, dropped.handle(), dropped.serverNodePath()));
-      } else {
-        after.add(() -> Nodes.deleteInBackground(session, dropped.handle(), dropped.serverNodePath()));
-      }
+      after.add(() -> ensemble.delete(dropped, released));
       node = null;
       session.removeObserver(this);
     }
@@ -393,7 +453,7 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
 
   /** Removes a waiter; the last one to leave withdraws the node being queued for. */
   private boolean leave(LocalWaiter waiter) {
-    QueueWaiter toCancel = null;
+    Queueing toCancel = null;
     boolean removed;
     synchronized (this) {
       removed = waiting.remove(waiter);
