@@ -189,7 +189,7 @@ public final class JdbcSession implements AutoCloseable {
 
   public void checkOpen() {
     if (closed) {
-      throw new ClientClosedException(settings.describe());
+      throw new ClientClosedException(settings.describe(), "JdbcBaton.builder()");
     }
   }
 
@@ -490,12 +490,12 @@ public final class JdbcSession implements AutoCloseable {
     closed = true;
     for (LockQueue q : queues.values()) {
       for (LockQueue.Waiter w : q.snapshot()) {
-        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+        w.future.completeExceptionally(new ClientClosedException(settings.describe(), "JdbcBaton.builder()"));
       }
     }
     for (ShareQueue q : shareQueues.values()) {
       for (ShareQueue.Waiter w : q.snapshot()) {
-        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+        w.future.completeExceptionally(new ClientClosedException(settings.describe(), "JdbcBaton.builder()"));
       }
     }
     for (JdbcHold h : holds) {
