@@ -14,12 +14,16 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * The ZooKeeper backend for the conformance suite: one embedded standalone server per test class
@@ -90,16 +94,88 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
   }
 
   @Override
-  public boolean canDeleteLockKey() {
+  public boolean canDeleteRecord(Feature feature) {
+    return feature == Feature.MUTEX || feature == Feature.READ_WRITE_LOCK || feature == Feature.SEMAPHORE;
+  }
+
+  /**
+   * Deletes the first holder's node, as an operator's {@code delete} would: the queued node with the
+   * lowest sequence number under the lock's path (the mutex's holder; the read-write lock's first
+   * reader or writer, granted whichever it is), or under the semaphore's {@code leases/}, on a
+   * session of its own, straight to the server.
+   */
+  @Override
+  public boolean deleteRecord(Feature feature, String name) {
+    if (!canDeleteRecord(feature)) {
+      throw new UnsupportedOperationException("the zookeeper fixture cannot delete a " + feature.words() + "'s record");
+    }
+    String parent = feature == Feature.SEMAPHORE ? name + "/leases" : name;
+    return onAdmin("delete the holder's node of " + name, admin -> {
+      List<String> children;
+      try {
+        children = new ArrayList<>(admin.getChildren(parent, false));
+      } catch (KeeperException.NoNodeException e) {
+        return false;
+      }
+      // The sequence number is the last ten characters of every queued node's name.
+      children.sort(Comparator.comparing((String child) -> child.substring(Math.max(0, child.length() - 10))));
+      for (String child : children) {
+        try {
+          admin.delete(parent + "/" + child, -1);
+          return true;
+        } catch (KeeperException.NoNodeException e) {
+          // released meanwhile: the next one holds now
+        }
+      }
+      return false;
+    });
+  }
+
+  @Override
+  public boolean canCountLeftovers() {
     return true;
   }
 
   /**
-   * Deletes the holder's lock node (the child of {@code name} with the lowest sequence number) on a
-   * session of its own, straight to the server, as an operator's {@code deleteall} would.
+   * Every ephemeral or sequential node under the recipes' paths: the recipes' queued, lease and
+   * participant nodes are ephemeral and sequential, so none should outlive its client's session.
+   * The parents are containers, which the server removes lazily once empty, and are not counted; a
+   * client cannot tell them from persistent nodes (the server shows it a container's {@code
+   * ephemeralOwner} as 0).
    */
   @Override
-  public boolean deleteLockKey(String name) {
+  public List<String> leftovers(Map<Feature, String> recipes) {
+    return onAdmin("list the recipes' nodes", admin -> {
+      List<String> left = new ArrayList<>();
+      for (String root : recipes.values()) {
+        List<String> tree;
+        try {
+          tree = ZKUtil.listSubTreeBFS(admin, root);
+        } catch (KeeperException.NoNodeException e) {
+          continue;
+        }
+        for (String path : tree) {
+          Stat stat = admin.exists(path, false);
+          if (stat != null && (stat.getEphemeralOwner() != 0 || SEQUENTIAL.matcher(path).matches())) {
+            left.add(path + (stat.getEphemeralOwner() == 0 ? " (persistent)"
+                : " (session 0x" + Long.toHexString(stat.getEphemeralOwner()) + ")"));
+          }
+        }
+      }
+      return left;
+    });
+  }
+
+  /** A sequential node's path: ZooKeeper appends ten digits to its name. */
+  private static final Pattern SEQUENTIAL = Pattern.compile(".*\\d{10}");
+
+  @FunctionalInterface
+  private interface AdminCall<T> {
+    T apply(ZooKeeper admin) throws KeeperException, InterruptedException;
+  }
+
+  /** {@code call} on a session of its own, straight to the server (no proxy), closed after. */
+  private <T> T onAdmin(String what, AdminCall<T> call) {
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper admin;
     try {
@@ -115,28 +191,12 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
       if (!connected.await(10, TimeUnit.SECONDS)) {
         throw new IllegalStateException("could not connect to " + cluster.connectString(0) + " within 10 s");
       }
-      List<String> children;
-      try {
-        children = new ArrayList<>(admin.getChildren(name, false));
-      } catch (KeeperException.NoNodeException e) {
-        return false;
-      }
-      // The sequence number is the last ten characters of every queued node's name.
-      children.sort(Comparator.comparing((String child) -> child.substring(Math.max(0, child.length() - 10))));
-      for (String child : children) {
-        try {
-          admin.delete(name + "/" + child, -1);
-          return true;
-        } catch (KeeperException.NoNodeException e) {
-          // released meanwhile: the next one holds now
-        }
-      }
-      return false;
+      return call.apply(admin);
     } catch (KeeperException e) {
-      throw new IllegalStateException("could not delete the holder's node of " + name, e);
+      throw new IllegalStateException("could not " + what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while deleting the holder's node of " + name, e);
+      throw new IllegalStateException("interrupted while trying to " + what, e);
     } finally {
       try {
         admin.close();
