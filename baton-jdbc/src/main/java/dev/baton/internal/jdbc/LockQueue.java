@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 final class LockQueue extends CheckQueue {
   private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
 
-  /** One waiter: completes its future with a lease, on the client's event executor. */
+  /** One waiter: completes its future with a lease, on the client's event executor (a blocking acquire's on the statement thread). */
   static final class Waiter {
     final CompletableFuture<Lease> future = new CompletableFuture<>();
     final JdbcMutex mutex;
@@ -157,7 +157,7 @@ final class LockQueue extends CheckQueue {
         }
         resetBackoff();
         grant(head.future, new JdbcHold(session, name, owner, attempt.token(), sentAt, head.stepsDown()),
-            head.boundTo == null ? null : hold -> head.mutex.bind(head.boundTo, hold));
+            head.boundTo == null ? null : hold -> head.mutex.bind(head.boundTo, hold), head.boundTo != null);
         finishCheck(-1);
         return;
       }
