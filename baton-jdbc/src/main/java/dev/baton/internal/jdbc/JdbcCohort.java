@@ -253,7 +253,9 @@ final class JdbcCohort {
         grant = nextGrant();
       } else if (!waiting.isEmpty()) {
         releaseHold();
-        startQueueing(waiting.peekFirst().label);
+        if (queueing == null) { // one ask at a time (a try-once may have adopted a row while one was out)
+          startQueueing(waiting.peekFirst().label);
+        }
       } else {
         idleOrRelease();
       }
