@@ -46,12 +46,20 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
   }
 
   /**
-   * Defect: {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}. ZooKeeper could keep it (a
-   * watch on the holder's own node fires as the node is deleted), but the mutex sets no such watch
-   * while it holds: a holder whose node is deleted under it is told nothing until it releases or
-   * its session is lost, while the next node in the queue is granted at once (the chaos run's key
-   * deletions show it). Declared not promised until the holder watches its node, so the chaos run
-   * counts those grants apart instead of failing; the fence still refuses the old holder's writes.
+   * Defect: {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}. A holder whose node is
+   * deleted under it is told nothing until it releases or its session is lost, while the next
+   * node in the queue is granted at once (the chaos run's key deletions show it); the fence still
+   * refuses the old holder's writes, and the chaos run counts those grants apart.
+   *
+   * <p>Two fixes were tried and set aside. A watch on each held node (4c33e8f, reverted) costs a
+   * request per acquisition. One persistent recursive watch per session and lock path (branch
+   * {@code zkdelete-wip}) costs no request per acquisition, but sends the holder's session an
+   * event for every node created or deleted under the path, and ZooKeeper's client counts any
+   * packet heard as contact with the server: an event just before the link goes silent makes the
+   * session's validity bound outlast the server's expiry, so a holder was told LOST after the next
+   * holder was granted (MutexFaultTest's expiry tests failed with it). Shortening the bound after
+   * an event loses the lease at once on any brief cut of a busy path. A watch on a session of its
+   * own, whose events touch no lease's bound, is the way left to try.
    */
   @Override
   public Set<Promise> notPromised() {
