@@ -53,7 +53,7 @@ public final class ZooKeeperBackend extends ContractBackendExtension {
    *
    * <p>Two fixes were tried and set aside. A watch on each held node (4c33e8f, reverted) costs a
    * request per acquisition. One persistent recursive watch per session and lock path (branch
-   * {@code zkdelete-wip}) costs no request per acquisition, but sends the holder's session an
+   * not merged) costs no request per acquisition, but sends the holder's session an
    * event for every node created or deleted under the path, and ZooKeeper's client counts any
    * packet heard as contact with the server: an event just before the link goes silent makes the
    * session's validity bound outlast the server's expiry, so a holder was told LOST after the next
