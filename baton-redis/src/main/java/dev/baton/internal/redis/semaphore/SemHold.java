@@ -11,6 +11,8 @@ final class SemHold extends LeaseHold {
 
   SemHold(RedisSemaphore semaphore, RedisSession session, String[] ids, long token, long grantedAt) {
     super(session, semaphore.path(), token, session.settings().leaseTtl(), true, grantedAt);
+    // grantedAt: no later than the server's expiry less the TTL (a grant told on the grant channel
+    // was made before it came), so the lease is never valid past the server's expiry.
     this.semaphore = semaphore;
     this.ids = ids;
   }
@@ -25,6 +27,9 @@ final class SemHold extends LeaseHold {
 
   @Override
   protected CompletableFuture<?> releaseCommand() {
-    return semaphore.run(SemScripts.RELEASE, ids);
+    String[] args = new String[ids.length + 1];
+    args[0] = ""; // no waiter to take out of the queue
+    System.arraycopy(ids, 0, args, 1, ids.length);
+    return semaphore.run(SemScripts.RELEASE, args);
   }
 }
