@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 final class SemHold extends LeaseHold {
   private final RedisSemaphore semaphore;
   private final String[] ids;
+  private final long grantedAt;
 
   SemHold(RedisSemaphore semaphore, RedisSession session, String[] ids, long token, long grantedAt) {
     super(session, semaphore.path(), token, session.settings().leaseTtl(), true, grantedAt);
@@ -15,6 +16,20 @@ final class SemHold extends LeaseHold {
     // was made before it came), so the lease is never valid past the server's expiry.
     this.semaphore = semaphore;
     this.ids = ids;
+    this.grantedAt = grantedAt;
+  }
+
+  /**
+   * Starts renewing; a grant that reached this client a renewal period or more after it was made
+   * (a notice held up, found by a later attempt) is renewed at once rather than a period from now,
+   * so that its validity, counted from the grant, does not run down meanwhile.
+   */
+  @Override
+  public void start() {
+    super.start();
+    if (System.nanoTime() - grantedAt >= session().settings().renewEvery().toNanos()) {
+      renewSoon();
+    }
   }
 
   @Override

@@ -67,14 +67,15 @@ end
 -- served. `except` (the member of the attempt running, which is told by its reply) is granted
 -- without a notice. Stops at a waiter that wants more than is left, keeping the order (all or
 -- nothing, first come first served), and at an entry without what it waits for (an older Baton's,
--- which takes its permits itself when woken). Returns the permits left, whether the queue is empty
--- now, the token of `except` if it was served, and an error reply if the fencing counter is not one.
+-- which takes its permits itself when woken). Returns the permits left, whether the queue is known
+-- to be empty now, the token of `except` if it was served, and an error reply if the fencing counter is not one.
 local function serveQueue(available, except)
   local exceptToken
   while true do
+    -- None left: whether anyone is still waiting does not matter (every waiter wants one or more).
+    if available <= 0 then return available, false, exceptToken end
     local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
     if not head then return available, true, exceptToken end
-    if available <= 0 then return available, false, exceptToken end
     local deadline = redis.call('ZSCORE', KEYS[5], head)
     if deadline and tonumber(deadline) > now then
       local id, wanted, ttl = string.match(head, '^{"id":"([^"]+)".*,"permits":(%d+),"ttl":(%d+)}$')
