@@ -25,6 +25,9 @@ import java.util.concurrent.TimeUnit;
  * is one of ours ({@link #wakeMember}), or to the next of ours if it needs it no more ({@link
  * #wakeNext}), so that the first in line, on whichever client, is woken by every notice.
  *
+ * <p>A direct channel ({@link #joinDirect}, a semaphore's grants) carries notices that each name
+ * one waiter and tell it something (the grant a release made to it): only that waiter hears it.
+ *
  * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
  * needs no second attempt to close the gap between the two.
