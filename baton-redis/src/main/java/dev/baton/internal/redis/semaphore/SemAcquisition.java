@@ -20,11 +20,13 @@ import java.util.concurrent.CompletableFuture;
  * (the notice came while its granting attempt was under way, or before it left the channel), it
  * wakes the client's next waiter.
  *
- * <p>A grant told on the channel carries the permits' expiry in the server's time. The lease counts
- * from a local time no later than the grant: the server's time read by an earlier attempt of this
- * waiter, mapped to local time by that attempt's send time (the server read its clock after it),
- * less 1% of the time between for clocks running at different rates; or, before any reply, the
- * send time of its first attempt (no grant can come before it queued).
+ * <p>A grant told on the channel carries the permits' expiry in the server's time, which this
+ * client does not map onto its own clock (a server clock stepped forward would stretch the lease).
+ * The lease counts from the send time of the waiter's last attempt the server answered without a
+ * grant, or, before any answer, of its first attempt: the grant came after the server read that
+ * attempt, so no later than its expiry less the TTL. A waiter re-checks every third of its waiter
+ * lease, so the lease given up by this is at most that; one told a renewal period late or more
+ * is renewed at once.
  */
 final class SemAcquisition extends QueuedAcquisition<SemHold> {
   private final RedisSemaphore semaphore;
@@ -35,8 +37,8 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
   /** The send time of the first attempt, before which nothing can have granted this waiter. */
   private volatile long firstSentAt;
   private volatile boolean sent;
-  /** The last reply's server time and the send time of its attempt (null before any reply). */
-  private volatile ServerTime lastSeen;
+  /** The send time of the last attempt the server answered (null before any answer). */
+  private volatile Long lastAnsweredSentAt;
 
   SemAcquisition(RedisSemaphore semaphore, RedisSession session, Thread thread, int permits, boolean queue) {
     super(session, semaphore.path(), semaphore.keys()[2], true, queue ? semaphore.keys()[7] : null,
@@ -65,8 +67,7 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
 
   @Override
   protected void replied(List<?> reply, long sentAt) {
-    int at = ((Long) reply.get(0)) == 1L ? 3 : 2;
-    lastSeen = new ServerTime(sentAt, (Long) reply.get(at));
+    lastAnsweredSentAt = sentAt;
   }
 
   /** A reply {1, token, expiry, server time}: by this attempt, or found made by a release. */
@@ -102,10 +103,10 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
       wake(); // not a grant this version knows: an attempt finds out what it is
       return;
     }
-    ServerTime seen = lastSeen;
-    long sentAt = seen == null ? firstSentAt : seen.sentAt();
-    long serverNow = seen == null ? expiry - ttlMillis : seen.serverNow();
-    grantedByNotice(List.of(1L, token, expiry, serverNow), sentAt);
+    Long answered = lastAnsweredSentAt;
+    long sentAt = answered == null ? firstSentAt : answered;
+    // Counted as granted as soon as that attempt was sent: no lead taken from the server's clock.
+    grantedByNotice(List.of(1L, token, expiry, expiry - ttlMillis), sentAt);
   }
 
   @Override
@@ -135,6 +136,4 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
     System.arraycopy(ids, 0, args, 1, ids.length);
     return semaphore.run(SemScripts.RELEASE, args);
   }
-
-  private record ServerTime(long sentAt, long serverNow) {}
 }
