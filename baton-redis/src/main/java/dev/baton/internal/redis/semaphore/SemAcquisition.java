@@ -20,13 +20,16 @@ import java.util.concurrent.CompletableFuture;
  * (the notice came while its granting attempt was under way, or before it left the channel), it
  * wakes the client's next waiter.
  *
- * <p>A grant told on the channel carries the permits' expiry in the server's time, which this
- * client does not map onto its own clock (a server clock stepped forward would stretch the lease).
- * The lease counts from the send time of the waiter's last attempt the server answered without a
- * grant, or, before any answer, of its first attempt: the grant came after the server read that
- * attempt, so no later than its expiry less the TTL. A waiter re-checks every third of its waiter
- * lease, so the lease given up by this is at most that; one told a renewal period late or more
- * is renewed at once.
+ * <p>A grant told on the channel carries the permits' expiry in the server's time. The lease counts
+ * from a local time no later than the grant, found from the server's time read by this waiter's
+ * last answered attempt, which the server read after that attempt was sent. A grant made before
+ * that reading (told late: the notice was held up, and the permits may have expired since) counts
+ * from the attempt's send time less the server time between, and 1% more for clocks running at
+ * different rates; a grant made after it counts from the attempt's send time itself, so a server
+ * clock stepped forward cannot stretch the lease. Before any answer, it counts from the send time
+ * of the first attempt (no grant can come before the waiter queued). A waiter re-checks every third
+ * of its waiter lease, so what this gives up is at most that; a lease told a renewal period late or
+ * more is renewed at once.
  */
 final class SemAcquisition extends QueuedAcquisition<SemHold> {
   private final RedisSemaphore semaphore;
@@ -37,8 +40,8 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
   /** The send time of the first attempt, before which nothing can have granted this waiter. */
   private volatile long firstSentAt;
   private volatile boolean sent;
-  /** The send time of the last attempt the server answered (null before any answer). */
-  private volatile Long lastAnsweredSentAt;
+  /** The last reply's server time and the send time of its attempt (null before any reply). */
+  private volatile ServerTime lastSeen;
 
   SemAcquisition(RedisSemaphore semaphore, RedisSession session, Thread thread, int permits, boolean queue) {
     super(session, semaphore.path(), semaphore.keys()[2], true, queue ? semaphore.keys()[7] : null,
@@ -67,7 +70,8 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
 
   @Override
   protected void replied(List<?> reply, long sentAt) {
-    lastAnsweredSentAt = sentAt;
+    int at = ((Long) reply.get(0)) == 1L ? 3 : 2;
+    lastSeen = new ServerTime(sentAt, (Long) reply.get(at));
   }
 
   /** A reply {1, token, expiry, server time}: by this attempt, or found made by a release. */
@@ -85,9 +89,17 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
   private long grantedAt(long sentAt, long serverNow, long expiry) {
     long leadMillis = expiry - ttlMillis - serverNow;
     if (leadMillis > 0) {
-      leadMillis -= leadMillis / 100 + 1; // clocks may run at different rates, by 1% at most
+      leadMillis = 0; // granted after the reading: no later than the attempt's send, whatever the clocks say
+    } else if (leadMillis < 0) {
+      leadMillis -= -leadMillis / 100 + 1; // clocks may run at different rates, by 1% at most
     }
     return Math.max(sentAt + leadMillis * 1_000_000, firstSentAt);
+  }
+
+  /** The send time ({@link System#nanoTime()}) of the last attempt the server answered; 0 before any. */
+  long lastAnsweredSentAt() {
+    ServerTime seen = lastSeen;
+    return seen == null ? 0 : seen.sentAt();
   }
 
   /** A grant told on the grant channel: {@code "<token> <expiry ms>"}. */
@@ -103,10 +115,10 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
       wake(); // not a grant this version knows: an attempt finds out what it is
       return;
     }
-    Long answered = lastAnsweredSentAt;
-    long sentAt = answered == null ? firstSentAt : answered;
-    // Counted as granted as soon as that attempt was sent: no lead taken from the server's clock.
-    grantedByNotice(List.of(1L, token, expiry, expiry - ttlMillis), sentAt);
+    ServerTime seen = lastSeen;
+    long sentAt = seen == null ? firstSentAt : seen.sentAt();
+    long serverNow = seen == null ? expiry - ttlMillis : seen.serverNow();
+    grantedByNotice(List.of(1L, token, expiry, serverNow), sentAt);
   }
 
   @Override
@@ -136,4 +148,6 @@ final class SemAcquisition extends QueuedAcquisition<SemHold> {
     System.arraycopy(ids, 0, args, 1, ids.length);
     return semaphore.run(SemScripts.RELEASE, args);
   }
+
+  private record ServerTime(long sentAt, long serverNow) {}
 }
