@@ -4,7 +4,16 @@ package dev.baton;
 public class ClientClosedException extends BatonException {
   private static final long serialVersionUID = 1L;
 
+  /** A closed ZooKeeper client ({@code Baton}) for {@code connectString}. */
   public ClientClosedException(String connectString) {
-    super("The Baton client for " + connectString + " is closed; create a new one with Baton.connect");
+    this(connectString, "Baton.connect");
+  }
+
+  /**
+   * A closed client for {@code target}; {@code factory} names how to make a new one (for example
+   * {@code "RedisBaton.connect"}), since the message tells the reader what to do next.
+   */
+  public ClientClosedException(String target, String factory) {
+    super("The Baton client for " + target + " is closed; create a new one with " + factory);
   }
 }

@@ -259,11 +259,16 @@ public final class BenchMain {
         Role.CURATOR, new ShedLockLibrary(), Sharing.PER_CLIENT);
     Contender spring = new Contender("spring-jdbc", "Spring Integration JdbcLockRegistry (polls every 100 ms)",
         Role.REFERENCE, new SpringJdbcLockLibrary(), Sharing.PER_CLIENT);
+    // Another mode of Baton's, beside the default (the row under test): the row stays with its
+    // client for 100 ms after a release nobody else asked for, and passes between its threads.
+    Contender cached = new Contender("baton-jdbc-cached", "Baton Mutex on PostgreSQL, caching 100 ms, local hand-over "
+        + LOCAL_HAND_OVERS + " in a row", Role.REFERENCE, new JdbcBatonLibrary(MutexOptions.defaults()
+            .withCaching(Duration.ofMillis(100)).withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
     return List.of(
         new ThroughputScenario("jdbc-mutex-uncontended", "PostgreSQL: 1 client, 1 thread, acquire+release",
-            1, 1, List.of(baton, shedLock, spring)),
+            1, 1, List.of(baton, shedLock, spring, cached)),
         new ThroughputScenario("jdbc-mutex-4x1", "PostgreSQL: one name, 4 clients x 1 thread",
-            4, 1, List.of(baton, shedLock, spring)).withHandOvers());
+            4, 1, List.of(baton, shedLock, spring, cached)).withHandOvers());
   }
 
   private static Contender batonOnRedis() {

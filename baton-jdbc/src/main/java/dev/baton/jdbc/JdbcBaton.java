@@ -26,7 +26,9 @@ import dev.baton.lock.MultiLock;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseLostException;
 import dev.baton.lock.LeaseState;
+import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import java.net.InetAddress;
@@ -108,6 +110,59 @@ public final class JdbcBaton implements Coordinator {
     checkName(name, "lock");
     session.checkOpen();
     return new JdbcMutex(session, name);
+  }
+
+  /**
+   * A mutex on the row {@code name} with {@code options} ({@link MutexOptions}), which trade strict
+   * first-come order across clients for throughput; neither gives up mutual exclusion, growing
+   * fencing tokens or the loss notice of a lease.
+   *
+   * <ul>
+   *   <li><b>Local hand-over</b> ({@link MutexOptions#withLocalHandOver}): threads of this mutex
+   *       object that wait while one of them holds the lock queue inside the client, which asks
+   *       the database once for all of them; on release the row passes to the next local waiter
+   *       with no statement, up to {@code localHandOvers} times in a row, then it is freed even if
+   *       local waiters remain.
+   *   <li><b>Caching</b> ({@link MutexOptions#withCaching}): after a release with no local waiter,
+   *       the row stays this client's for up to {@code idle} (renewed as if held), so the next
+   *       acquisition costs no statement. {@link Mutex#holder()} on this object shows the cached
+   *       row with {@link LockOwner#cached()} set. Another client that asks for the row is refused
+   *       and marks it wanted; on PostgreSQL its refusal notifies this client, which gives the row
+   *       up at once (or at the release, if a thread holds it). <b>On MySQL there is no notify</b>:
+   *       the other client waits until the cache has been idle for {@code idle}, or until the
+   *       tokens the grant reserved (4,096 tenures) run out; keep {@code idle} short there.
+   * </ul>
+   *
+   * <p>Each grant reserves {@link dev.baton.FencingTokens#PER_NODE} tokens in the row's counter
+   * and every tenure (cached or handed over) takes the next one, so fencing tokens grow with every
+   * holder, and the row's token, which the next grant counts on from, is the last reserved one:
+   * the SQL fence of the README and {@link #guarded} refuse an older holder
+   * as before. A lease of an ended tenure reads RELEASED, even while the row stays cached.
+   *
+   * <p>Connection loss: a cached row turns SUSPECT with its lease and is then given up, not used
+   * (a waiter asks the database again); a held one turns SUSPECT and LOST as without options.
+   * Timeouts of {@code acquire} withdraw the waiter; the row the client asked for on its behalf is
+   * cached or freed if it comes after. {@link #close()} frees a cached row.
+   *
+   * @throws UnsupportedOperationException for local hand-over or caching in ShedLock's layout (it
+   *     has no row token to reserve a block of), and for lock-delay, which the SQL mutex lacks
+   * @throws IllegalArgumentException as {@link #mutex(String)}
+   * @throws NullPointerException if {@code options} is null
+   */
+  public Mutex mutex(String name, MutexOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkName(name, "lock");
+    session.checkOpen();
+    if (!options.lockDelay().isZero()) {
+      throw new UnsupportedOperationException("Lock-delay is not available on the " + backend()
+          + " backend: MutexOptions.withLockDelay needs a record of a lost holder that the lock table does not keep");
+    }
+    if (options.sharesNode() && !session.dialect().reservesTokens()) {
+      throw new UnsupportedOperationException("MutexOptions." + (options.localHandOvers() > 0 ? "withLocalHandOver"
+          : "withCaching") + " is not available on the " + backend() + " backend in ShedLock's table layout,"
+          + " which has no per-row token to reserve a block of; build a JdbcBaton without shedLockTable for it");
+    }
+    return new JdbcMutex(session, name, options);
   }
 
   /**

@@ -215,7 +215,12 @@ abstract class MutexCandidacy {
     }
     if (fatal) {
       RuntimeException reason = queue.translate(cause);
-      log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, queue.path(), reason);
+      if (reason instanceof ClientClosedException) {
+        // Closing the client while queued is how applications shut down: not an error to page on.
+        log.debug("{} stopped: its client closed while it queued on {}", this, queue.path());
+      } else {
+        log.error("{} stopped: it cannot queue on {}, and retrying cannot cure why", this, queue.path(), reason);
+      }
       failure.fail(reason);
       synchronized (this) {
         signalChange(); // a caller in await() sees the failure

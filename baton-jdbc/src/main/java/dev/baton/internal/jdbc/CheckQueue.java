@@ -51,16 +51,24 @@ abstract class CheckQueue {
   /** Nothing is left to check: called outside this queue's lock. */
   void idle() {}
 
-  /** A lease of this client on the name ended: the next waiter tries at once. */
+  /**
+   * A lease of this client on the name ended: the next waiter tries at once, on this thread (a
+   * statement thread, which has just sent the release): the grant follows the release's answer
+   * without a hand-off to another thread.
+   */
   void released() {
     synchronized (this) {
       backoffNanos = MIN_BACKOFF_NANOS;
     }
-    wake();
+    startCheck(true);
   }
 
   /** Something may have changed (a notify, a release, a timer): check once, now or after the check in flight. */
   void wake() {
+    startCheck(false);
+  }
+
+  private void startCheck(boolean onThisThread) {
     boolean work;
     synchronized (this) {
       work = hasWork();
@@ -84,6 +92,10 @@ abstract class CheckQueue {
       }
       checking = true;
       cancelTimer();
+    }
+    if (onThisThread) {
+      check();
+      return;
     }
     try {
       session.io(this::check);
@@ -156,17 +168,31 @@ abstract class CheckQueue {
    * after {@code onGrant} (null for none); releases it if the waiter gave up meanwhile.
    */
   final void grant(CompletableFuture<Lease> future, JdbcHold hold, Consumer<JdbcHold> onGrant) {
+    grant(future, hold, onGrant, false);
+  }
+
+  /**
+   * As {@link #grant(CompletableFuture, JdbcHold, Consumer)}; {@code onThisThread}: completes
+   * {@code future} here, a statement thread, for a waiter whose future no caller's callback
+   * depends on (a thread blocked in {@code acquire}), saving the hop to the event thread.
+   */
+  final void grant(CompletableFuture<Lease> future, JdbcHold hold, Consumer<JdbcHold> onGrant, boolean onThisThread) {
     hold.start();
     JdbcLease lease = new JdbcLease(hold);
+    Runnable complete = () -> {
+      if (onGrant != null) {
+        onGrant.accept(hold);
+      }
+      if (!future.complete(lease)) {
+        hold.release(); // the waiter gave up (timeout, cancel) while the grant was on its way
+      }
+    };
+    if (onThisThread) {
+      complete.run();
+      return;
+    }
     try {
-      session.events().execute(() -> {
-        if (onGrant != null) {
-          onGrant.accept(hold);
-        }
-        if (!future.complete(lease)) {
-          hold.release(); // the waiter gave up (timeout, cancel) while the grant was on its way
-        }
-      });
+      session.events().execute(complete);
     } catch (RejectedExecutionException e) {
       hold.release();
     }

@@ -117,6 +117,36 @@ public abstract class Dialect {
   public abstract Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException;
 
   /**
+   * As {@link #tryGrant(Connection, String, Asker, long)}, reserving {@code reserve} tokens at once:
+   * the row's token grows by {@code reserve} and the answer is the last of them, so that a client
+   * that hands the lock on inside itself (local hand-over, caching) gives each of its holders the
+   * next one. On PostgreSQL a refused attempt also notifies the holder's client if it caches the
+   * row ({@link #CACHING_MARK} in its owner), so that it gives the row up at once.
+   *
+   * @throws UnsupportedOperationException in a layout that cannot reserve tokens (ShedLock's)
+   */
+  public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros, long reserve, String channel)
+      throws SQLException {
+    if (reserve != 1) {
+      throw new UnsupportedOperationException("Reserving tokens is not possible in " + getClass().getSimpleName());
+    }
+    return tryGrant(c, name, asker, ttlMicros);
+  }
+
+  /** In an owner id: the holder caches the row, and a refused asker tells it so (PostgreSQL's notify). */
+  public static final char CACHING_MARK = '~';
+
+  /** The payload of the notify that tells a caching client another client wants {@code name}. */
+  static String wantedPayload(String name) {
+    return "*|" + name;
+  }
+
+  /** Whether this layout can reserve tokens for local hand-over and caching ({@link dev.baton.lock.MutexOptions}). */
+  public boolean reservesTokens() {
+    return family() != null;
+  }
+
+  /**
    * Extends the row while it still names this grant and has not expired; false if it does not.
    * Shared by both families: only the clock and time arithmetic differ ({@link #family()}).
    */

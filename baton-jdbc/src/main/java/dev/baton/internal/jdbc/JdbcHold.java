@@ -193,7 +193,21 @@ public final class JdbcHold implements Holding {
 
   @Override
   public void addListener(Lease lease, LeaseListener listener, Executor executor) {
-    listeners.add(new Registered(lease, listener, executor));
+    listen(lease, listener, executor);
+  }
+
+  /** As {@link #addListener}, returning the registration that {@link #unlisten} takes back (a tenure's, whose end comes before the hold's). */
+  Object listen(Lease lease, LeaseListener listener, Executor executor) {
+    Registered registered = new Registered(lease, listener, executor);
+    listeners.add(registered);
+    return registered;
+  }
+
+  /** Stops telling a registration of {@link #listen}; then tells it RELEASED, its last change. */
+  void unlistenReleased(Object registration) {
+    if (listeners.removeIf(r -> r == registration)) {
+      ((Registered) registration).tell(LeaseState.RELEASED);
+    }
   }
 
   @Override

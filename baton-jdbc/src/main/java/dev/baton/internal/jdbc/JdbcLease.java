@@ -11,6 +11,12 @@ public final class JdbcLease extends LeaseLevel {
     this.hold = hold;
   }
 
+  /** A level of one tenure of a cohort's hold. */
+  JdbcLease(JdbcTenure tenure) {
+    super(tenure);
+    this.hold = tenure.hold();
+  }
+
   /** The hold behind this lease, for the guarded transaction of the client that made it. */
   public JdbcHold hold() {
     return hold;

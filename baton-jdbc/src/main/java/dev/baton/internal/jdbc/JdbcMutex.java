@@ -7,6 +7,8 @@ import dev.baton.lock.AcquireTimeoutException;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LockOwner;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
+import dev.baton.FencingTokens;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -28,10 +30,22 @@ public final class JdbcMutex implements Mutex {
   private final JdbcSession session;
   private final String name;
   private final ConcurrentHashMap<Thread, JdbcHold> owned = new ConcurrentHashMap<>();
+  /** With local hand-over or caching: the threads' tenures, and the cohort that serves them. */
+  private final ConcurrentHashMap<Thread, JdbcTenure> tenures = new ConcurrentHashMap<>();
+  private final JdbcCohort cohort;
 
   public JdbcMutex(JdbcSession session, String name) {
+    this(session, name, MutexOptions.defaults());
+  }
+
+  /**
+   * A mutex with {@code options}; local hand-over and caching need a layout that reserves tokens
+   * ({@link Dialect#reservesTokens()}), which the caller checks.
+   */
+  public JdbcMutex(JdbcSession session, String name, MutexOptions options) {
     this.session = session;
     this.name = name;
+    this.cohort = options.sharesNode() ? new JdbcCohort(this, session, options) : null;
   }
 
   @Override
@@ -66,6 +80,9 @@ public final class JdbcMutex implements Mutex {
   private Optional<Lease> blocking(Duration timeout) {
     session.checkOpen();
     Thread me = Thread.currentThread();
+    if (cohort != null) {
+      return blockingInCohort(me, timeout);
+    }
     JdbcHold mine = owned.get(me);
     if (mine != null) {
       if (mine.enter()) {
@@ -78,18 +95,38 @@ public final class JdbcMutex implements Mutex {
     }
     LockQueue.Waiter waiter = new LockQueue.Waiter(this, me, ThreadLabels.of(me), session.newOwnerId());
     session.queue(name).add(waiter);
+    return await(waiter.future, timeout);
+  }
+
+  private Optional<Lease> blockingInCohort(Thread me, Duration timeout) {
+    JdbcTenure mine = tenures.get(me);
+    if (mine != null) {
+      if (mine.enter()) {
+        return Optional.of(new JdbcLease(mine));
+      }
+      tenures.remove(me, mine);
+    }
+    JdbcCohort.LocalWaiter waiter = new JdbcCohort.LocalWaiter(me, ThreadLabels.of(me));
+    if (timeout != null && timeout.isZero()) {
+      return Optional.ofNullable(cohort.tryOnce(waiter, () -> grantOnce(me, FencingTokens.PER_NODE)
+          .map(JdbcLease::hold).orElse(null)));
+    }
+    return await(cohort.acquire(waiter), timeout);
+  }
+
+  private Optional<Lease> await(CompletableFuture<Lease> future, Duration timeout) {
     try {
-      Lease lease = timeout == null ? waiter.future.get() : waiter.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      Lease lease = timeout == null ? future.get() : future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       return Optional.of(lease);
     } catch (TimeoutException e) {
-      if (waiter.future.cancel(false) || waiter.future.isCompletedExceptionally()) {
+      if (future.cancel(false) || future.isCompletedExceptionally()) {
         return Optional.empty();
       }
-      return Optional.of(waiter.future.join()); // granted just as the time ran out
+      return Optional.of(future.join()); // granted just as the time ran out
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      if (!waiter.future.cancel(false) && !waiter.future.isCompletedExceptionally()) {
-        waiter.future.join().close(); // granted just as the wait was interrupted: give it back
+      if (!future.cancel(false) && !future.isCompletedExceptionally()) {
+        future.join().close(); // granted just as the wait was interrupted: give it back
       }
       throw new BatonInterruptedException("Interrupted while waiting for " + name, e);
     } catch (ExecutionException e) {
@@ -97,26 +134,32 @@ public final class JdbcMutex implements Mutex {
     }
   }
 
+  private Optional<Lease> tryOnce(Thread me) {
+    return grantOnce(me, 1).<Lease>map(lease -> {
+      bind(me, lease.hold());
+      return lease;
+    });
+  }
+
   /**
    * One grant statement, tried a second time (as a new asker) when the first failed on its
    * connection: a pooled connection to a database that restarted fails once, and the pool drops
    * it. The first attempt's outcome is unknown, so its row is freed should it be ours, as before.
    */
-  private Optional<Lease> tryOnce(Thread me) {
+  private Optional<JdbcLease> grantOnce(Thread me, long reserve) {
     for (int attempt = 1; ; attempt++) {
-      String owner = session.newOwnerId();
+      String owner = reserve == 1 ? session.newOwnerId() : session.newCachingOwnerId();
       long sentAt = System.nanoTime();
       try {
         Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name,
             new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
-            session.settings().leaseTtl().toNanos() / 1000));
+            session.settings().leaseTtl().toNanos() / 1000, reserve, session.channel()));
         session.succeeded();
         if (!granted.granted()) {
           return Optional.empty();
         }
         JdbcHold hold = new JdbcHold(session, name, owner, granted.token(), sentAt);
         hold.start();
-        bind(me, hold);
         return Optional.of(new JdbcLease(hold));
       } catch (SQLException e) {
         session.abandon(name, owner); // the attempt's outcome is unknown: free the row should it be ours
@@ -142,6 +185,15 @@ public final class JdbcMutex implements Mutex {
     return new BatonException(String.valueOf(cause), cause);
   }
 
+  /** Binds {@code tenure} to {@code thread} for reentrancy, until it ends ({@link #unbind}). */
+  void bind(Thread thread, JdbcTenure tenure) {
+    tenures.put(thread, tenure);
+  }
+
+  void unbind(Thread thread, JdbcTenure tenure) {
+    tenures.remove(thread, tenure);
+  }
+
   /** Binds {@code hold} to {@code thread} for reentrancy, until it ends. */
   void bind(Thread thread, JdbcHold hold) {
     owned.put(thread, hold);
@@ -156,6 +208,9 @@ public final class JdbcMutex implements Mutex {
   /** As {@link #acquireAsync()}, with {@code label} in the row's thread column (a leader latch's participant id). */
   CompletableFuture<Lease> acquireAsync(String label) {
     session.checkOpen();
+    if (cohort != null) {
+      return cohort.acquire(new JdbcCohort.LocalWaiter(null, label));
+    }
     LockQueue.Waiter waiter = new LockQueue.Waiter(this, null, label, session.newOwnerId());
     session.queue(name).add(waiter);
     return waiter.future;
@@ -174,6 +229,10 @@ public final class JdbcMutex implements Mutex {
 
   @Override
   public boolean isHeldByCurrentThread() {
+    JdbcTenure tenure = tenures.get(Thread.currentThread());
+    if (tenure != null) {
+      return tenure.state().isValid();
+    }
     JdbcHold hold = owned.get(Thread.currentThread());
     return hold != null && hold.state().isValid();
   }
@@ -184,7 +243,8 @@ public final class JdbcMutex implements Mutex {
     try {
       return session.run(c -> session.dialect().read(c, name))
           .filter(Dialect.Row::live)
-          .map(r -> new LockOwner(r.owner(), r.token(), r.host(), r.pid(), r.thread(), 0, r.acquiredAt(), false));
+          .map(r -> new LockOwner(r.owner(), r.token(), r.host(), r.pid(), r.thread(), 0, r.acquiredAt(),
+              cohort != null && cohort.cachedAs(r.owner())));
     } catch (SQLException e) {
       throw session.error("reading the holder of " + name, e);
     }

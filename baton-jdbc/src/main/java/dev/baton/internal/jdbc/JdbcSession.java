@@ -66,6 +66,8 @@ public final class JdbcSession implements AutoCloseable {
   /** The queues of the semaphores and read-write locks, by {@link ShareRows#key}. */
   private final ConcurrentHashMap<String, ShareQueue> shareQueues = new ConcurrentHashMap<>();
   private final Set<JdbcHold> holds = ConcurrentHashMap.newKeySet();
+  /** The cohorts of mutexes with local hand-over or caching, by lock name: told when another asker wants the row. */
+  private final ConcurrentHashMap<String, Set<JdbcCohort>> cohorts = new ConcurrentHashMap<>();
   /** Names this client just released: since and until when (nanoTime) its waiters queued since let others try first. */
   private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
 
@@ -137,6 +139,11 @@ public final class JdbcSession implements AutoCloseable {
     return clientId + "-" + owners.incrementAndGet();
   }
 
+  /** An owner id that marks the row as cached ({@link Dialect#CACHING_MARK}): a refused asker then notifies this client. */
+  String newCachingOwnerId() {
+    return clientId + Dialect.CACHING_MARK + owners.incrementAndGet();
+  }
+
   String clientId() {
     return clientId;
   }
@@ -189,7 +196,7 @@ public final class JdbcSession implements AutoCloseable {
 
   public void checkOpen() {
     if (closed) {
-      throw new ClientClosedException(settings.describe());
+      throw new ClientClosedException(settings.describe(), "JdbcBaton.builder()");
     }
   }
 
@@ -312,8 +319,35 @@ public final class JdbcSession implements AutoCloseable {
     }
   }
 
-  /** Another client released {@code name} (PostgreSQL's notify). */
+  void addCohort(JdbcCohort cohort) {
+    cohorts.compute(cohort.name(), (n, set) -> {
+      Set<JdbcCohort> s = set != null ? set : ConcurrentHashMap.newKeySet();
+      s.add(cohort);
+      return s;
+    });
+  }
+
+  void removeCohort(JdbcCohort cohort) {
+    cohorts.computeIfPresent(cohort.name(), (n, set) -> {
+      set.remove(cohort);
+      return set.isEmpty() ? null : set;
+    });
+  }
+
+  /** Another client (or mutex object) was refused {@code name}: a cohort that caches it gives it up. */
+  void wanted(String name) {
+    Set<JdbcCohort> set = cohorts.get(name);
+    if (set != null) {
+      set.forEach(JdbcCohort::wantedElsewhere);
+    }
+  }
+
+  /** Another client released {@code name}, or was refused it while this client cached it (PostgreSQL's notify). */
   void heard(String payload) {
+    if (payload.startsWith(Dialect.wantedPayload(""))) {
+      wanted(payload.substring(Dialect.wantedPayload("").length()));
+      return;
+    }
     int bar = payload.indexOf('|');
     if (bar < 0 || payload.substring(0, bar).equals(clientId)) {
       return; // our own releases wake our waiters directly
@@ -490,12 +524,12 @@ public final class JdbcSession implements AutoCloseable {
     closed = true;
     for (LockQueue q : queues.values()) {
       for (LockQueue.Waiter w : q.snapshot()) {
-        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+        w.future.completeExceptionally(new ClientClosedException(settings.describe(), "JdbcBaton.builder()"));
       }
     }
     for (ShareQueue q : shareQueues.values()) {
       for (ShareQueue.Waiter w : q.snapshot()) {
-        w.future.completeExceptionally(new ClientClosedException(settings.describe()));
+        w.future.completeExceptionally(new ClientClosedException(settings.describe(), "JdbcBaton.builder()"));
       }
     }
     for (JdbcHold h : holds) {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 final class LockQueue extends CheckQueue {
   private static final Logger log = LoggerFactory.getLogger(LockQueue.class);
 
-  /** One waiter: completes its future with a lease, on the client's event executor. */
+  /** One waiter: completes its future with a lease, on the client's event executor (a blocking acquire's on the statement thread). */
   static final class Waiter {
     final CompletableFuture<Lease> future = new CompletableFuture<>();
     final JdbcMutex mutex;
@@ -35,6 +35,8 @@ final class LockQueue extends CheckQueue {
     final Thread boundTo;
     /** The owner every attempt of this waiter writes: a retry after a lost reply finds its own grant. */
     final String owner;
+    /** Tokens the grant reserves: 1, or {@link dev.baton.FencingTokens#PER_NODE} for a {@link JdbcCohort}. */
+    final long reserve;
     /** An attempt failed without an answer: the row may name this waiter. */
     volatile boolean uncertain;
 
@@ -49,6 +51,11 @@ final class LockQueue extends CheckQueue {
     }
 
     Waiter(JdbcMutex mutex, Thread boundTo, String thread, String owner) {
+      this(mutex, boundTo, thread, owner, 1);
+    }
+
+    Waiter(JdbcMutex mutex, Thread boundTo, String thread, String owner, long reserve) {
+      this.reserve = reserve;
       this.mutex = mutex;
       this.boundTo = boundTo;
       this.thread = thread;
@@ -142,7 +149,7 @@ final class LockQueue extends CheckQueue {
     try {
       Dialect.Attempt attempt = session.run(c -> session.dialect().tryGrant(c, name,
           new Dialect.Asker(owner, session.settings().host(), session.pid(), head.thread),
-          session.settings().leaseTtl().toNanos() / 1000));
+          session.settings().leaseTtl().toNanos() / 1000, head.reserve, session.channel()));
       session.succeeded();
       if (attempt.granted()) {
         synchronized (this) {
@@ -150,7 +157,7 @@ final class LockQueue extends CheckQueue {
         }
         resetBackoff();
         grant(head.future, new JdbcHold(session, name, owner, attempt.token(), sentAt, head.stepsDown()),
-            head.boundTo == null ? null : hold -> head.mutex.bind(head.boundTo, hold));
+            head.boundTo == null ? null : hold -> head.mutex.bind(head.boundTo, hold), head.boundTo != null);
         finishCheck(-1);
         return;
       }

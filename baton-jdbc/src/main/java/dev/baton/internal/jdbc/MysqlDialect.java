@@ -13,7 +13,7 @@ import java.sql.SQLException;
  * row wanted in a statement of its own. There is no notify: waiters re-check on a back-off.
  */
 final class MysqlDialect extends Dialect {
-  private static final String GRANT = "UPDATE {T} SET owner = ?, token = LAST_INSERT_ID(token + 1),"
+  private static final String GRANT = "UPDATE {T} SET owner = ?, token = LAST_INSERT_ID(token + ?),"
       + " expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? MICROSECOND), acquired_at = UTC_TIMESTAMP(6),"
       + " host = ?, pid = ?, thread = ?, wanted = FALSE"
       + " WHERE name = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6) OR owner = ?)";
@@ -40,16 +40,24 @@ final class MysqlDialect extends Dialect {
 
   @Override
   public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException {
+    return tryGrant(c, name, asker, ttlMicros, 1, "");
+  }
+
+  /** There is no notify: a caching holder learns of a refused asker only when its cache idles out. */
+  @Override
+  public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros, long reserve, String channel)
+      throws SQLException {
     for (int round = 0; round < 2; round++) {
       int updated;
       try (PreparedStatement ps = prepare(c, GRANT)) {
         ps.setString(1, asker.owner());
-        ps.setLong(2, ttlMicros);
-        ps.setString(3, asker.host());
-        ps.setLong(4, asker.pid());
-        ps.setString(5, asker.thread());
-        ps.setString(6, name);
-        ps.setString(7, asker.owner());
+        ps.setLong(2, reserve);
+        ps.setLong(3, ttlMicros);
+        ps.setString(4, asker.host());
+        ps.setLong(5, asker.pid());
+        ps.setString(6, asker.thread());
+        ps.setString(7, name);
+        ps.setString(8, asker.owner());
         updated = ps.executeUpdate();
       }
       if (updated == 1) {

@@ -14,18 +14,21 @@ import java.sql.SQLException;
 final class PostgresDialect extends Dialect {
   private static final String GRANT = "WITH g AS ("
       + " INSERT INTO {T} AS l (name, owner, token, expires_at, acquired_at, host, pid, thread, wanted)"
-      + " VALUES (?, ?, 1, now() + ?::bigint * interval '1 microsecond', now(), ?, ?, ?, false)"
-      + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
+      + " VALUES (?, ?, ?::bigint, now() + ?::bigint * interval '1 microsecond', now(), ?, ?, ?, false)"
+      + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + EXCLUDED.token,"
       + "  expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at,"
       + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread, wanted = false"
       + " WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner"
       + " RETURNING token),"
       // Refused: the row (locked by the upsert above) is marked wanted in the same statement.
       + " w AS (UPDATE {T} SET wanted = true WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)"
-      + " RETURNING token, expires_at)"
-      + " SELECT true, token, 0::bigint FROM g"
+      + " RETURNING token, expires_at, owner)"
+      + " SELECT true, token, 0::bigint, 0 FROM g"
       + " UNION ALL"
-      + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint FROM w";
+      // A caching holder is told (only it: other holders release on their own) by a notify that
+      // goes out when this statement commits; CASE runs the notify for such a holder only.
+      + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint,"
+      + "  CASE WHEN strpos(owner, '" + CACHING_MARK + "') > 0 THEN (SELECT 1 FROM pg_notify(?, ?)) END FROM w";
 
   PostgresDialect(String table) {
     super(table);
@@ -43,14 +46,23 @@ final class PostgresDialect extends Dialect {
 
   @Override
   public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros) throws SQLException {
+    return tryGrant(c, name, asker, ttlMicros, 1, "");
+  }
+
+  @Override
+  public Attempt tryGrant(Connection c, String name, Asker asker, long ttlMicros, long reserve, String channel)
+      throws SQLException {
     try (PreparedStatement ps = prepare(c, GRANT)) {
       ps.setString(1, name);
       ps.setString(2, asker.owner());
-      ps.setLong(3, ttlMicros);
-      ps.setString(4, asker.host());
-      ps.setLong(5, asker.pid());
-      ps.setString(6, asker.thread());
-      ps.setString(7, name);
+      ps.setLong(3, reserve);
+      ps.setLong(4, ttlMicros);
+      ps.setString(5, asker.host());
+      ps.setLong(6, asker.pid());
+      ps.setString(7, asker.thread());
+      ps.setString(8, name);
+      ps.setString(9, channel);
+      ps.setString(10, wantedPayload(name));
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return new Attempt(false, 0, 0); // the row vanished meanwhile: try again soon

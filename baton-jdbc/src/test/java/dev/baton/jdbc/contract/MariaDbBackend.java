@@ -9,8 +9,13 @@ import dev.baton.testkit.contract.ContractBackendExtension;
 import dev.baton.testkit.contract.Feature;
 import dev.baton.testkit.contract.Promise;
 import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -80,5 +85,19 @@ public final class MariaDbBackend extends ContractBackendExtension {
   @Override
   public void restartServer() {
     server.restart();
+  }
+
+  @Override
+  public boolean canCountLeftovers() {
+    return true;
+  }
+
+  @Override
+  public List<String> leftovers(Map<Feature, String> recipes) {
+    try (Connection c = DriverManager.getConnection(server.url(database))) {
+      return SqlRecords.leftovers(c, "UTC_TIMESTAMP(6)", recipes);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read the claims left in " + database, e);
+    }
   }
 }

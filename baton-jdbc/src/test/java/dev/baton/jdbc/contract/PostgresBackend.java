@@ -13,6 +13,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -90,18 +92,41 @@ public final class PostgresBackend extends ContractBackendExtension {
   }
 
   @Override
-  public boolean canDeleteLockKey() {
-    return true;
+  public boolean canDeleteRecord(Feature feature) {
+    return feature == Feature.MUTEX || feature == Feature.READ_WRITE_LOCK || feature == Feature.SEMAPHORE;
   }
 
   /**
    * Takes the holder's claim off the mutex's row ({@code owner} and {@code expires_at} cleared), as
    * an operator freeing a lock by hand would. The row itself stays: it is the lock's fencing counter,
-   * and the DDL warns that deleting it starts tokens again from 1, which no fence can survive.
+   * and the DDL warns that deleting it starts tokens again from 1, which no fence can survive. Of a
+   * read-write lock or a semaphore, the row of the holder granted first is deleted (its name's
+   * header row, the counter, stays).
    */
   @Override
-  public boolean deleteLockKey(String name) {
-    return admin("UPDATE baton_lock SET owner = NULL, expires_at = now() WHERE name = ? AND owner IS NOT NULL", name) > 0;
+  public boolean deleteRecord(Feature feature, String name) {
+    if (feature == Feature.MUTEX) {
+      return admin("UPDATE baton_lock SET owner = NULL, expires_at = now() WHERE name = ? AND owner IS NOT NULL", name) > 0;
+    }
+    try (Connection c = server.dataSource(database).getConnection()) {
+      return SqlRecords.deleteHolderRow(c, feature, name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not delete a holder's row of " + name + " on " + database, e);
+    }
+  }
+
+  @Override
+  public boolean canCountLeftovers() {
+    return true;
+  }
+
+  @Override
+  public List<String> leftovers(Map<Feature, String> recipes) {
+    try (Connection c = server.dataSource(database).getConnection()) {
+      return SqlRecords.leftovers(c, "now()", recipes);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read the claims left in " + database, e);
+    }
   }
 
   @Override

@@ -150,7 +150,7 @@ public final class RedisSession implements HoldClient {
   }
 
   public ClientClosedException closedException() {
-    return new ClientClosedException("Redis at " + link.address());
+    return new ClientClosedException("Redis at " + link.address(), "RedisBaton.connect");
   }
 
   public boolean isClosed() {

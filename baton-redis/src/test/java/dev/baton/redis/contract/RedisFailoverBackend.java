@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -128,6 +129,17 @@ public final class RedisFailoverBackend implements ContractBackend, BeforeEachCa
   @Override
   public boolean canFailOver() {
     return true;
+  }
+
+  @Override
+  public boolean canCountLeftovers() {
+    return true;
+  }
+
+  /** As {@link RedisBackend#leftovers}, on the master that serves now. */
+  @Override
+  public List<String> leftovers(Map<Feature, String> recipes) {
+    return on(master, c -> RedisBackend.leftovers(c, recipes));
   }
 
   @Override

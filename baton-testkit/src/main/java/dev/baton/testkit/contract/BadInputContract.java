@@ -97,8 +97,10 @@ public abstract class BadInputContract extends ContractSupport {
     String name = name("closed");
     for (Feature feature : Feature.values()) {
       if (backend().features().contains(feature)) {
+        // The message says how to make a new client of this backend, not another backend's.
         assertThatThrownBy(() -> feature.ask(client, name)).as(feature.words())
-            .isInstanceOf(ClientClosedException.class);
+            .isInstanceOf(ClientClosedException.class)
+            .hasMessageMatching("(?s).*\\b" + client.getClass().getSimpleName() + "\\.\\w+.*");
       } else {
         // What the backend cannot do it refuses as such, closed or not.
         assertThatThrownBy(() -> feature.ask(client, name)).as(feature.words())

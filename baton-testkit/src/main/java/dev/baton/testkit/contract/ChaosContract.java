@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Timeout;
  * The chaos run every backend takes ({@link CoordinatorChaos}): seeded faults against a mutex, a
  * read-write lock and a semaphore, a leader latch and a counter (those the backend has; the locks
  * and the leaders write through fenced resources) under the faults the fixture can deal (link cuts,
- * lost replies, holders paused past their lease, server restarts, the lock's record deleted under its
- * holder, connections killed by the server, failovers to a lagging replica); and the report of what
- * was seen. Short by default
+ * lost replies, holders paused past their lease, server restarts, the locks' records deleted under
+ * their holders, connections killed by the server, failovers to a lagging replica); what the recipes
+ * left in the store once every client closed (which must be nothing); and the report of what was
+ * seen. Short by default
  * (10 s of faults); longer with {@code -Dbaton.chaos.duration=10m}, another seed with {@code
  * -Dbaton.chaos.seed=N}. The report is written, as Markdown, to {@code target/chaos/<reportName>.md}
  * (or the folder {@code -Dbaton.chaos.report} names), and any safety problem fails the run naming

@@ -15,7 +15,8 @@ import java.util.Map;
  * @param duration how long faults were injected
  * @param faults how many faults of each kind were injected
  * @param schedule every fault in the order it struck, each with its time from the run's start
- * @param keyDeletions how many times the mutex's key was deleted under its holder
+ * @param keyDeletions how many times the records of the locks were deleted under their holders (each
+ *     time every lock's whose record the fixture can delete: see {@link LockFigures#recordDeletions()})
  * @param keyDeletionLossPromised whether the backend promises {@link
  *     Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}; if not, overlaps a deletion explains are
  *     reported but are no safety problem
@@ -30,12 +31,14 @@ import java.util.Map;
  * @param semaphore the semaphore, if the backend has one
  * @param leadership the leader latch, if the backend has one
  * @param counter the counter, if the backend has one
+ * @param leftovers what the recipes left in the store once every client closed, if the fixture can
+ *     look
  * @param problems every safety problem found, as sentences; empty for a clean run
  */
 public record ChaosReport(String backend, long seed, Duration duration, Map<String, Integer> faults,
     List<String> schedule, long keyDeletions, boolean keyDeletionLossPromised, long failovers,
     boolean failoverGrantsPromised, List<String> failoverLines, LockFigures mutex, LockFigures readWrite, LockFigures semaphore,
-    LeadershipFigures leadership, CounterFigures counter, List<String> problems) {
+    LeadershipFigures leadership, CounterFigures counter, LeftoverFigures leftovers, List<String> problems) {
 
   /**
    * A lock workload: the mutex, the read-write lock or the semaphore.
@@ -48,7 +51,9 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * @param overlaps sections entered while the rule was broken by sections whose holders had not
    *     been told of their loss: a loss told late or never (must be 0); for an exclusive lock,
    *     fencing tokens of exclusive sections that did not grow are counted here too
-   * @param afterKeyDeletion those of {@code overlaps} that a deletion of the lock's key explains
+   * @param recordDeletions how many times this lock's record was deleted under its holder (the
+   *     deletion found a record or not)
+   * @param afterKeyDeletion those of {@code overlaps} that a deletion of the lock's record explains
    *     (the earlier holder's key was deleted under it, or its grant may predate a deletion): 0
    *     where the backend promises {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}
    * @param afterFailover those of {@code overlaps} that a failover explains (the earlier holder's
@@ -64,7 +69,7 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    * @param hung acquisitions that returned later than their timeout allows (must be 0)
    */
   public record LockFigures(String workload, String rule, long sections, long sharedSections, long overlaps,
-      long afterKeyDeletion, long afterFailover, long lossesTold, boolean fenced, long staleRefused, long staleAccepted, long timeouts, long errors, long hung) {}
+      long recordDeletions, long afterKeyDeletion, long afterFailover, long lossesTold, boolean fenced, long staleRefused, long staleAccepted, long timeouts, long errors, long hung) {}
 
   /**
    * The leader-latch workload: each participant, while it leads, writes through a fence with its
@@ -96,6 +101,18 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
    */
   public record CounterFigures(long acknowledged, long unknown, long finalValue, boolean lostOrDuplicated) {}
 
+  /**
+   * What the recipes left in the store once every client closed ({@link
+   * ContractBackend#leftovers}): nodes, keys, hash fields, permit entries or rows that still hold or
+   * wait for a grant.
+   *
+   * @param atClose how many the store held right after the last client closed
+   * @param left how many it still held once the bound had passed (must be 0)
+   * @param bound how long the run waited for them to go
+   * @param sample some of those still left, as the fixture names them
+   */
+  public record LeftoverFigures(long atClose, long left, Duration bound, List<String> sample) {}
+
   /** The lock workloads the backend ran, in table order. */
   public List<LockFigures> locks() {
     List<LockFigures> locks = new ArrayList<>();
@@ -119,15 +136,15 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
     out.append("| workload | measure | value | must be |\n|---|---|---|---|\n");
     for (LockFigures lock : locks()) {
       String w = lock.workload();
-      boolean keyDeletionExcused = !keyDeletionLossPromised && lock == mutex && keyDeletions > 0;
+      boolean keyDeletionExcused = !keyDeletionLossPromised && lock.recordDeletions() > 0;
       boolean failoverExcused = !failoverGrantsPromised && failovers > 0;
       row(out, w, "critical sections", lock.sharedSections() > 0 || readWrite == lock
           ? lock.sections() + " (" + lock.sharedSections() + " shared)" : lock.sections(), "");
       row(out, w, lock.rule() + " (told late or never)", lock.overlaps(), "0" + (keyDeletionExcused && failoverExcused
           ? " but for key deletions and failovers" : keyDeletionExcused ? " but for key deletions"
           : failoverExcused ? " but for failovers" : ""));
-      if (keyDeletions > 0 && lock == mutex) {
-        row(out, w, "of which after the holder's key was deleted under it", lock.afterKeyDeletion(),
+      if (lock.recordDeletions() > 0) {
+        row(out, w, "of which after a holder's record was deleted under it (" + lock.recordDeletions() + " deletions)", lock.afterKeyDeletion(),
             keyDeletionExcused ? "" : "0");
       }
       if (failovers > 0) {
@@ -161,6 +178,10 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
       row(out, "counter", "final value", counter.finalValue(), "within the two");
       row(out, "counter", "lost or duplicated updates", counter.lostOrDuplicated() ? "yes" : "no", "no");
     }
+    if (leftovers != null) {
+      row(out, "store", "grants left once every client closed (nodes, keys, rows; after up to "
+          + leftovers.bound().toSeconds() + " s)", leftovers.left() + " (" + leftovers.atClose() + " right at close)", "0");
+    }
     out.append('\n');
     if (!problems.isEmpty()) {
       out.append("Problems:\n");
@@ -188,7 +209,7 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
 
   /** The safety numbers that are not 0, as sentences. */
   static List<String> safetyProblems(List<LockFigures> locks, boolean keyDeletionLossPromised,
-      boolean failoverGrantsPromised, LeadershipFigures leadership, CounterFigures counter) {
+      boolean failoverGrantsPromised, LeadershipFigures leadership, CounterFigures counter, LeftoverFigures leftovers) {
     List<String> problems = new ArrayList<>();
     for (LockFigures lock : locks) {
       long afterDeletion = keyDeletionLossPromised ? 0 : lock.afterKeyDeletion();
@@ -222,6 +243,10 @@ public record ChaosReport(String backend, long seed, Duration duration, Map<Stri
     if (counter != null && counter.lostOrDuplicated()) {
       problems.add("counter ended at " + counter.finalValue() + ", outside [" + counter.acknowledged() + ", "
           + (counter.acknowledged() + counter.unknown()) + "]: updates lost or duplicated");
+    }
+    if (leftovers != null && leftovers.left() > 0) {
+      problems.add(leftovers.left() + " grant(s) left in the store " + leftovers.bound().toSeconds()
+          + " s after every client closed: " + String.join(", ", leftovers.sample()));
     }
     return problems;
   }

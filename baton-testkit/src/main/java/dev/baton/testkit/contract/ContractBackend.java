@@ -2,6 +2,8 @@ package dev.baton.testkit.contract;
 
 import dev.baton.Coordinator;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -97,7 +99,7 @@ public interface ContractBackend {
   /**
    * Has the server end every connection {@code client} has open to it, as an operator or a
    * server-side timeout does (on PostgreSQL: {@code pg_terminate_backend} of the client's
-   * backends), without touching the client's link: the client must notice on its next use and
+   * backends; on Redis: {@code CLIENT KILL ID} of each connection the client named), without touching the client's link: the client must notice on its next use and
    * reconnect.
    *
    * @return how many connections the server ended
@@ -117,25 +119,49 @@ public interface ContractBackend {
   }
 
   /**
-   * Whether {@link #deleteLockKey} can strike this backend: a chaos run draws that fault only
-   * where it can.
+   * Whether {@link #deleteRecord} can strike the record of {@code feature} (a {@link
+   * Feature#MUTEX}, {@link Feature#READ_WRITE_LOCK} or {@link Feature#SEMAPHORE}) here: a chaos run
+   * draws record deletions only where it can, and deletes the records of those recipes it can.
    */
-  default boolean canDeleteLockKey() {
+  default boolean canDeleteRecord(Feature feature) {
     return false;
   }
 
   /**
-   * Deletes the server's record of the mutex {@code name} behind its holder's back, as an
-   * operator, an eviction or a careless neighbour would (on Redis: {@code DEL} of the lock key; on
-   * ZooKeeper: the holder's lock node; on SQL: the holder's claim on the lock's row),
-   * without going through any client's link. The holder must be told its lease is lost before
-   * anyone else is granted the lock, or the chaos run counts a loss told late or never.
+   * Deletes the server's record of one holder of the lock {@code name}, a {@code feature}, behind
+   * its back, as an operator, an eviction or a careless neighbour would, without going through any
+   * client's link: for a mutex, the holder's lock node on ZooKeeper, {@code DEL} of the lock key on
+   * Redis, the holder's claim on the lock's row in SQL; for a read-write lock or a semaphore, the
+   * first holder's node on ZooKeeper, the lock's hash or one permit's entry (the permit given back to
+   * the count, as a sweep of an expired one does) on Redis, a holder's row in SQL. The holder must
+   * be told its lease is lost before anyone else is granted what it held, or the chaos run counts a
+   * loss told late or never (see {@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}).
    *
-   * @return whether there was a record to delete
-   * @throws UnsupportedOperationException where {@link #canDeleteLockKey()} is false
+   * @return whether there was a record to delete (no holder: nothing to delete)
+   * @throws UnsupportedOperationException where {@link #canDeleteRecord} is false for {@code feature}
    */
-  default boolean deleteLockKey(String name) {
-    throw new UnsupportedOperationException("the " + name() + " fixture cannot delete a lock's key");
+  default boolean deleteRecord(Feature feature, String name) {
+    throw new UnsupportedOperationException("the " + name() + " fixture cannot delete a " + feature.words() + "'s record");
+  }
+
+  /** Whether {@link #leftovers} can look into the store here. */
+  default boolean canCountLeftovers() {
+    return false;
+  }
+
+  /**
+   * What the recipes named in {@code recipes} (each lock or latch by the feature it is) still hold
+   * in the store, read straight from the server: one line for each node, key, hash field, permit
+   * entry or row that still holds or waits for a grant (on ZooKeeper every node under the recipe's
+   * path but the containers; elsewhere the records that have not expired). What a recipe keeps for
+   * good by design is not listed: fencing counters, the header row of a name, a semaphore's count of
+   * free permits. Once every client has closed, the list must become empty: a closing client
+   * releases what it holds, and what it could not reach expires.
+   *
+   * @throws UnsupportedOperationException where {@link #canCountLeftovers()} is false
+   */
+  default List<String> leftovers(Map<Feature, String> recipes) {
+    throw new UnsupportedOperationException("the " + name() + " fixture cannot look for leftovers");
   }
 
   /**

@@ -40,6 +40,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAccumulator;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One chaos run of any backend through its {@link ContractBackend}: clients work on a mutex, a
@@ -49,10 +52,11 @@ import java.util.concurrent.atomic.LongAccumulator;
  * where the fixture can deal it ({@link FaultKind}): a client's link cut briefly or past the lease
  * timeout, the server restarted, a link cut just after the server applied a request so its reply
  * is lost, a mutex holder paused past its lease timeout while its client's link is frozen, the
- * mutex's record deleted under its holder, the client's connections killed by the server, the
+ * locks' records deleted under their holders, the client's connections killed by the server, the
  * store failed over to a replica that lags behind; and in the workload itself holders stall past
  * the lease timeout now and then. The history is then checked and summed up in a {@link
- * ChaosReport}.
+ * ChaosReport}, and once every client has closed, the store is searched for what the recipes left
+ * behind ({@link ContractBackend#leftovers}).
  *
  * <p>Some faults may break exclusion by design where the backend declares so ({@link Promise}): a
  * key deletion ({@link Promise#LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED}) and a failover ({@link
@@ -91,12 +95,12 @@ public final class CoordinatorChaos {
   private final String label;
   private long faultsStartedNanos;
 
-  private final LockWorkload mutexWork = new LockWorkload("mutex",
+  private final LockWorkload mutexWork = new LockWorkload(Feature.MUTEX, MUTEX, "mutex",
       "entered before an earlier holder was told of its loss", MutualExclusionChecker.exclusive(), true);
-  private final LockWorkload readWriteWork = new LockWorkload("read-write lock",
+  private final LockWorkload readWriteWork = new LockWorkload(Feature.READ_WRITE_LOCK, READ_WRITE, "read-write lock",
       "entered beside a writer (or, as a writer, beside anyone) not yet told of its loss",
       MutualExclusionChecker.exclusive(), true);
-  private final LockWorkload semaphoreWork = new LockWorkload("semaphore of " + PERMITS,
+  private final LockWorkload semaphoreWork = new LockWorkload(Feature.SEMAPHORE, SEMAPHORE, "semaphore of " + PERMITS,
       "entered while " + PERMITS + " holders not yet told of their loss held permits",
       MutualExclusionChecker.withCapacity(PERMITS), false);
 
@@ -212,6 +216,9 @@ public final class CoordinatorChaos {
     threads.shutdownNow();
     problems.addAll(recoveryProblems(readWrite, semaphore));
     latches.forEach(LeaderLatch::close);
+    ChaosReport.CounterFigures counterFigures = counter ? counterFigures(problems) : null;
+    ChaosReport.LeftoverFigures leftoverFigures = backend.canCountLeftovers()
+        ? leftovers(readWrite, semaphore, leader, problems) : null;
 
     List<Window> struck;
     synchronized (windows) {
@@ -228,7 +235,6 @@ public final class CoordinatorChaos {
           Math.min(explained, attributed(overlaps, struck, Window.FAILOVER)), leaderTokenRegressions.get(),
           leaderWrites.get(), deposedRefused.get(), deposedAccepted.get(), leaderStaleAccepted.get());
     }
-    ChaosReport.CounterFigures counterFigures = counter ? counterFigures(problems) : null;
     List<ChaosReport.LockFigures> locks = new ArrayList<>();
     locks.add(mutexFigures);
     if (readWriteFigures != null) {
@@ -240,7 +246,7 @@ public final class CoordinatorChaos {
     boolean keyDeletionPromised = !backend.notPromised().contains(Promise.LOSS_TOLD_BEFORE_REGRANT_WHEN_KEY_DELETED);
     boolean failoverPromised = !backend.notPromised().contains(Promise.GRANT_KEPT_ACROSS_FAILOVER);
     List<String> all = new ArrayList<>(ChaosReport.safetyProblems(locks, keyDeletionPromised, failoverPromised,
-        leaderFigures, counterFigures));
+        leaderFigures, counterFigures, leftoverFigures));
     all.addAll(problems);
     for (LockWorkload work : List.of(mutexWork, readWriteWork, semaphoreWork)) {
       // The violations that fail the run, for the failure message; the rest are in the table.
@@ -254,7 +260,7 @@ public final class CoordinatorChaos {
     return new ChaosReport(label, run.seed(), run.duration(), Map.copyOf(faults), List.copyOf(schedule),
         count(struck, Window.KEY_DELETION), keyDeletionPromised, count(struck, Window.FAILOVER), failoverPromised,
         windowLines(struck, readWrite, semaphore, leader), mutexFigures, readWriteFigures, semaphoreFigures,
-        leaderFigures, counterFigures, List.copyOf(all));
+        leaderFigures, counterFigures, leftoverFigures, List.copyOf(all));
   }
 
   /**
@@ -344,13 +350,14 @@ public final class CoordinatorChaos {
    * it can cut links ({@link ContractBackend#canCutLinks()}), and so on.
    */
   private enum FaultKind {
-    SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, LOCK_KEY_DELETED, HOLDER_PAUSED, CONNECTIONS_KILLED, FAILOVER;
+    SHORT_CUT, LONG_CUT, SERVER_RESTART, LOST_REPLY, RECORD_DELETED, HOLDER_PAUSED, CONNECTIONS_KILLED, FAILOVER;
 
     boolean dealtBy(ContractBackend backend) {
       return switch (this) {
         case SHORT_CUT, LONG_CUT, LOST_REPLY, HOLDER_PAUSED -> backend.canCutLinks();
         case SERVER_RESTART -> backend.canRestartServer();
-        case LOCK_KEY_DELETED -> backend.canDeleteLockKey();
+        case RECORD_DELETED -> Stream.of(Feature.MUTEX, Feature.READ_WRITE_LOCK, Feature.SEMAPHORE)
+            .anyMatch(f -> backend.features().contains(f) && backend.canDeleteRecord(f));
         case CONNECTIONS_KILLED -> backend.canKillConnections();
         case FAILOVER -> backend.canFailOver();
       };
@@ -386,7 +393,9 @@ public final class CoordinatorChaos {
     faultsStartedNanos = System.nanoTime();
     long end = faultsStartedNanos + run.duration().toNanos();
     while ((System.nanoTime() < end || !firstRound.isEmpty()) && stopped.getCount() > 0) {
-      pause(Duration.ofMillis(500 + random.nextInt(1500)));
+      // The first round comes at half the gap: where it outlasts the run's duration (the build's 10 s
+      // run, on most fixtures) its gaps are what the run costs, and a quarter second lets workers back in.
+      pause(Duration.ofMillis(firstRound.isEmpty() ? 500 + random.nextInt(1500) : 250 + random.nextInt(750)));
       int victim = random.nextInt(clients.size());
       Coordinator client = clients.get(victim);
       FaultKind kind = firstRound.isEmpty() ? kinds.get(random.nextInt(kinds.size())) : firstRound.remove(0);
@@ -424,29 +433,7 @@ public final class CoordinatorChaos {
           pause(length);
           backend.restoreLink(client);
         }
-        case LOCK_KEY_DELETED -> {
-          // A holder kept inside while its record goes and for half a lease timeout after, so that
-          // a waiter may be granted meanwhile and the holder's renewal may find the record gone.
-          PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
-          try {
-            Integer holder = nextMutexHolder(request);
-            int inside = mutexWork.inside.get();
-            boolean deleted;
-            Window window = openWindow(Window.KEY_DELETION, List.of(mutexWork.excusing));
-            try {
-              deleted = backend.deleteLockKey(MUTEX);
-            } finally {
-              closeWindow(window, List.of(mutexWork.excusing));
-            }
-            fault("holder's lock key deleted under it", "delete the " + backend.name() + " record of " + MUTEX + " ("
-                + (deleted ? "there" : "not there") + ", " + inside + " section(s) open, "
-                + (holder == null ? "no holder came to be kept inside" : "client-" + holder + "'s holder kept inside for "
-                + leaseTimeout.dividedBy(2).toMillis() + " ms more, then writing with its old token") + ")");
-            pause(leaseTimeout.dividedBy(2));
-          } finally {
-            request.resumed().countDown();
-          }
-        }
+        case RECORD_DELETED -> deleteRecords();
         case HOLDER_PAUSED -> pauseHolder(random);
         case CONNECTIONS_KILLED -> {
           int killed = backend.killConnections(client);
@@ -484,6 +471,97 @@ public final class CoordinatorChaos {
       }
       run.log().add("healed");
     }
+  }
+
+  /**
+   * Deletes the record of every lock whose record the fixture can delete, one after another, each in
+   * a window of its own. The mutex's holder is one kept inside while its record goes and for half a
+   * lease timeout after, so that a waiter may be granted meanwhile and the holder's renewal may find
+   * the record gone; the read-write lock's and the semaphore's are whoever holds them then (the
+   * workers hold briefly, and mostly one of them does).
+   */
+  private void deleteRecords() throws InterruptedException {
+    List<LockWorkload> struck = new ArrayList<>();
+    for (LockWorkload work : List.of(mutexWork, readWriteWork, semaphoreWork)) {
+      if (backend.features().contains(work.feature) && backend.canDeleteRecord(work.feature)) {
+        struck.add(work);
+      }
+    }
+    PauseRequest request = new PauseRequest(new CompletableFuture<>(), new CountDownLatch(1));
+    try {
+      Integer holder = struck.contains(mutexWork) ? nextMutexHolder(request) : null;
+      List<String> parts = new ArrayList<>();
+      for (LockWorkload work : struck) {
+        int inside = work.inside.get();
+        boolean deleted;
+        Window window = openWindow(Window.KEY_DELETION, List.of(work.excusing));
+        try {
+          deleted = backend.deleteRecord(work.feature, work.path);
+        } finally {
+          closeWindow(window, List.of(work.excusing));
+        }
+        work.recordDeletions.incrementAndGet();
+        parts.add(work.path + " (" + (deleted ? "there" : "not there") + ", " + inside + " section(s) open)");
+      }
+      fault("holders' records deleted under them", "delete the " + backend.name() + " records of "
+          + String.join(", ", parts) + "; " + (!struck.contains(mutexWork) ? "no mutex holder kept inside"
+          : holder == null ? "no mutex holder came to be kept inside" : "client-" + holder
+          + "'s mutex holder kept inside for " + leaseTimeout.dividedBy(2).toMillis()
+          + " ms more, then writing with its old token"));
+      pause(leaseTimeout.dividedBy(2));
+    } finally {
+      request.resumed().countDown();
+    }
+  }
+
+  /**
+   * Closes every client (their links restored) and waits, a bounded time, for the store to hold
+   * nothing of the recipes' grants: a closing client releases what it holds (on ZooKeeper its
+   * session's nodes go with it), and what it could not reach expires within the lease timeout.
+   */
+  private ChaosReport.LeftoverFigures leftovers(boolean readWrite, boolean semaphore, boolean leader,
+      List<String> problems) {
+    for (int c = 0; c < clients.size(); c++) {
+      try {
+        clients.get(c).close();
+      } catch (RuntimeException e) {
+        problems.add("client-" + c + " failed to close: " + e);
+      }
+    }
+    Map<Feature, String> recipes = new java.util.EnumMap<>(Feature.class);
+    recipes.put(Feature.MUTEX, MUTEX);
+    if (readWrite) {
+      recipes.put(Feature.READ_WRITE_LOCK, READ_WRITE);
+    }
+    if (semaphore) {
+      recipes.put(Feature.SEMAPHORE, SEMAPHORE);
+    }
+    if (leader) {
+      recipes.put(Feature.LEADER_LATCH, LEADER);
+    }
+    Duration bound = leaseTimeout.plus(HANG_SLACK);
+    List<String> atClose;
+    try {
+      atClose = backend.leftovers(recipes);
+    } catch (RuntimeException e) {
+      problems.add("could not look for leftovers in the store: " + e);
+      return null;
+    }
+    AtomicReference<List<String>> left = new AtomicReference<>(atClose);
+    if (!atClose.isEmpty()) {
+      run.log().add("left in the store right after every client closed: " + String.join(", ", atClose));
+      try {
+        Awaitility.await("the recipes' grants gone from the store").atMost(bound)
+            .pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(() -> {
+              left.set(backend.leftovers(recipes));
+              return left.get().isEmpty();
+            });
+      } catch (ConditionTimeoutException e) {
+        // left holds what the last look found: reported, and a problem
+      }
+    }
+    List<String> last = left.get();
+    return new ChaosReport.LeftoverFigures(atClose.size(), last.size(), bound, last.stream().limit(5).toList());
   }
 
   /**
@@ -634,6 +712,9 @@ public final class CoordinatorChaos {
 
   /** A lock workload's checker, fence and figures. */
   private final class LockWorkload {
+    final Feature feature;
+    /** The lock's name in the store. */
+    final String path;
     final String name;
     final String rule;
     final MutualExclusionChecker checker;
@@ -646,12 +727,16 @@ public final class CoordinatorChaos {
     final AtomicLong timeouts = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong hung = new AtomicLong();
+    final AtomicLong recordDeletions = new AtomicLong();
     /** Holders inside a section right now, for the timeline of a key deletion. */
     final AtomicInteger inside = new AtomicInteger();
     /** The same sections, ended where a key deletion or a failover struck them. */
     final Excusing excusing;
 
-    LockWorkload(String name, String rule, MutualExclusionChecker checker, boolean fenced) {
+    LockWorkload(Feature feature, String path, String name, String rule, MutualExclusionChecker checker,
+        boolean fenced) {
+      this.feature = feature;
+      this.path = path;
       this.name = name;
       this.rule = rule;
       this.checker = checker;
@@ -669,7 +754,7 @@ public final class CoordinatorChaos {
       long explained = Math.max(0, overlaps.size() - unexplained);
       long afterFailover = Math.min(explained, attributed(overlaps, struck, Window.FAILOVER));
       return new ChaosReport.LockFigures(name, rule, checker.sectionCount(), sharedSections.get(),
-          overlaps.size(), explained - afterFailover, afterFailover, lossesTold.get(), resource != null,
+          overlaps.size(), recordDeletions.get(), explained - afterFailover, afterFailover, lossesTold.get(), resource != null,
           staleRefused.get(), staleAccepted.get(), timeouts.get(), errors.get(), hung.get());
     }
 

@@ -50,8 +50,9 @@ public enum Promise {
   /**
    * When the server's record of a held lock is deleted behind its holder's back (an operator's
    * {@code DEL}, an eviction), the holder is told {@code SUSPECT} or {@code LOST} before anyone
-   * else is granted the lock. Checked by the chaos run ({@link CoordinatorChaos}) where the fixture
-   * can delete a lock's key ({@link ContractBackend#canDeleteLockKey()}).
+   * else is granted what it held (the mutex, a read-write lock's hold, a semaphore's permit).
+   * Checked by the chaos run ({@link CoordinatorChaos}) where the fixture can delete a recipe's
+   * record ({@link ContractBackend#canDeleteRecord}).
    *
    * <p>Declared outcome when not promised: the holder is told at its next renewal, and another
    * client may be granted the lock before then, with a larger fencing token, so the fence refuses

@@ -2,6 +2,8 @@ package dev.baton.examples.docs;
 
 import dev.baton.jdbc.JdbcBaton;
 import dev.baton.lock.Lease;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import java.time.Duration;
 
 /** docs/sql.md. */
@@ -23,5 +25,14 @@ final class SqlGuide {
         }
     }
     // [/mutex]
+  }
+
+  static Mutex caching(JdbcBaton baton) {
+    // [caching]
+    Mutex m = baton.mutex("sku-42", MutexOptions.defaults()
+        .withCaching(Duration.ofMillis(100))   // keep the row up to 100 ms after a release nobody waits for
+        .withLocalHandOver(8));                // pass it between this object's threads, at most 8 in a row
+    // [/caching]
+    return m;
   }
 }
