@@ -1,0 +1,33 @@
+package dev.baton.internal;
+
+import dev.baton.internal.cache.SerialListenersLincheck;
+import dev.baton.internal.leadership.LeadershipListenersLincheck;
+import dev.baton.internal.lock.CohortLincheck;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The model checks (Lincheck) of the structures one client's threads share, on ZooKeeper's side
+ * and in baton-api: each class named here holds one structure's operations, invariants and budget.
+ *
+ * <p>One test class for all of them, so that they run in one JVM: the first check in a JVM pays
+ * for Lincheck's agent and the instrumentation of every class loaded so far (15 to 30 s on the
+ * build machine under load), each later one only a second or two. The leadership listeners live
+ * in baton-api but are checked here for that reason. {@code InProcessLincheckTest} of baton-redis
+ * does the same for the Redis structures.
+ */
+class InProcessLincheckTest {
+  @Test
+  void cohortOfZooKeeperMutex() {
+    CohortLincheck.check();
+  }
+
+  @Test
+  void cacheListeners() {
+    SerialListenersLincheck.check();
+  }
+
+  @Test
+  void leadershipListeners() {
+    LeadershipListenersLincheck.check();
+  }
+}
