@@ -23,6 +23,7 @@ import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
 import dev.baton.lock.MultiLock;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import java.time.Duration;
@@ -121,6 +122,31 @@ public final class RedisBaton implements Coordinator {
   @Override
   public Mutex mutex(String name) {
     return mutex(name, RedisMutexOptions.defaults());
+  }
+
+  /**
+   * A mutex on {@code name} with the backend-neutral {@code options}: local hand-over ({@link
+   * MutexOptions#withLocalHandOver}) as {@link RedisMutexOptions} describes it, in the plain
+   * layout. Connection loss and timeouts as {@link #mutex(String)}.
+   *
+   * @throws UnsupportedOperationException for caching, which a Redis lock cannot keep without a
+   *     way to learn at once that another client wants it, and for lock-delay, which needs a record
+   *     of a lost holder that the lock's key does not keep
+   * @throws IllegalArgumentException as {@link #mutex(String)}
+   * @throws NullPointerException if {@code options} is null
+   */
+  @Override
+  public Mutex mutex(String name, MutexOptions options) {
+    Objects.requireNonNull(options, "options must not be null");
+    if (!options.cacheIdle().isZero()) {
+      throw new UnsupportedOperationException("The " + backend() + " backend has no lock caching"
+          + " (MutexOptions.withCaching); local hand-over (MutexOptions.withLocalHandOver) it has");
+    }
+    if (!options.lockDelay().isZero()) {
+      throw new UnsupportedOperationException("The " + backend() + " backend has no lock-delay"
+          + " (MutexOptions.withLockDelay): the lock's key keeps no record of a lost holder");
+    }
+    return mutex(name, RedisMutexOptions.defaults().withLocalHandOver(options.localHandOvers()));
   }
 
   /** A mutex on {@code name} kept as {@code options} say; see {@link #mutex(String)}. */

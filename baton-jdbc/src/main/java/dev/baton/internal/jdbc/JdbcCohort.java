@@ -301,6 +301,15 @@ final class JdbcCohort {
     }
   }
 
+  /**
+   * The token {@code holder()} shows for the row {@code owner} names, whose column holds {@code
+   * rowToken}: while a thread of this client holds the row, that tenure's own token; otherwise the
+   * row's, the last of the reserved block, which the next grant counts on from.
+   */
+  synchronized long shownToken(String owner, long rowToken) {
+    return hold != null && inUse && hold.owner().equals(owner) ? firstToken + served - 1 : rowToken;
+  }
+
   /** Whether {@code owner} is this cohort's row, cached with no thread of this client using it. */
   synchronized boolean cachedAs(String owner) {
     return hold != null && !inUse && hold.owner().equals(owner);

@@ -243,7 +243,8 @@ public final class JdbcMutex implements Mutex {
     try {
       return session.run(c -> session.dialect().read(c, name))
           .filter(Dialect.Row::live)
-          .map(r -> new LockOwner(r.owner(), r.token(), r.host(), r.pid(), r.thread(), 0, r.acquiredAt(),
+          .map(r -> new LockOwner(r.owner(), cohort == null ? r.token() : cohort.shownToken(r.owner(), r.token()),
+              r.host(), r.pid(), r.thread(), 0, r.acquiredAt(),
               cohort != null && cohort.cachedAs(r.owner())));
     } catch (SQLException e) {
       throw session.error("reading the holder of " + name, e);

@@ -39,7 +39,7 @@ public final class MariaDbBackend extends ContractBackendExtension {
   @Override
   public Set<Feature> features() {
     return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.SEMAPHORE,
-        Feature.READ_WRITE_LOCK, Feature.COUNTER);
+        Feature.READ_WRITE_LOCK, Feature.COUNTER, Feature.LOCAL_HAND_OVER, Feature.LOCK_CACHING);
   }
 
   /**

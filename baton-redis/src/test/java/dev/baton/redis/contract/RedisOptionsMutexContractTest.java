@@ -1,0 +1,30 @@
+package dev.baton.redis.contract;
+
+import dev.baton.Coordinator;
+import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
+import dev.baton.testkit.contract.ContractBackend;
+import dev.baton.testkit.contract.MutexContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The mutex contract on a mutex with local hand-over (what Redis offers of {@link MutexOptions}): it trades order, never the contract. */
+class RedisOptionsMutexContractTest extends MutexContract {
+  @RegisterExtension
+  static final RedisBackend BACKEND = new RedisBackend();
+
+  @Override
+  protected ContractBackend backend() {
+    return BACKEND;
+  }
+
+  @Override
+  protected Mutex mutex(Coordinator client, String name) {
+    return client.mutex(name, MutexOptions.defaults().withLocalHandOver(8));
+  }
+
+  /** Local hand-over: the threads of one mutex object wait behind one entry. */
+  @Override
+  protected int entriesFor(int threads) {
+    return 1;
+  }
+}
