@@ -11,8 +11,12 @@ import dev.baton.testkit.contract.Promise;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -78,13 +82,74 @@ public final class MariaDbBackend extends ContractBackendExtension {
   @Override
   protected Coordinator connect(String hostAndPort, Duration leaseTtl) {
     Duration renew = leaseTtl.dividedBy(5);
-    return JdbcBaton.builder().url("jdbc:mariadb://" + hostAndPort + "/" + database + "?user=root")
+    // A user name of its own tells this client's connections apart in the process list
+    // (killConnections); the server runs without grant tables, so any name logs in with every right.
+    return JdbcBaton.builder().url("jdbc:mariadb://" + hostAndPort + "/" + database + "?user=" + userOf(hostAndPort))
         .leaseTtl(leaseTtl).renewEvery(renew).connectTimeout(Duration.ofSeconds(10)).createSchema(true).build();
   }
 
   @Override
   public void restartServer() {
     server.restart();
+  }
+
+  private static String userOf(String hostAndPort) {
+    return "baton" + hostAndPort.substring(hostAndPort.lastIndexOf(':') + 1);
+  }
+
+  @Override
+  public boolean canDeleteRecord(Feature feature) {
+    return feature == Feature.MUTEX || feature == Feature.READ_WRITE_LOCK || feature == Feature.SEMAPHORE;
+  }
+
+  /** As on PostgreSQL ({@code PostgresBackend#deleteRecord}): the mutex row's claim, else the first holder's row. */
+  @Override
+  public boolean deleteRecord(Feature feature, String name) {
+    try (Connection c = DriverManager.getConnection(server.url(database))) {
+      if (feature == Feature.MUTEX) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE baton_lock SET owner = NULL, expires_at = UTC_TIMESTAMP(6)"
+            + " WHERE name = ? AND owner IS NOT NULL")) {
+          ps.setString(1, name);
+          return ps.executeUpdate() > 0;
+        }
+      }
+      return SqlRecords.deleteHolderRow(c, feature, name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not delete a holder's record of " + name + " on " + database, e);
+    }
+  }
+
+  @Override
+  public boolean canKillConnections() {
+    return true;
+  }
+
+  /** {@code KILL CONNECTION} of every connection the process list shows under {@code client}'s user. */
+  @Override
+  public int killConnections(Coordinator client) {
+    try (Connection c = DriverManager.getConnection(server.url(database)); Statement s = c.createStatement()) {
+      List<Long> ids = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement("SELECT id FROM information_schema.processlist WHERE user = ?")) {
+        ps.setString(1, userOf(connectString(client)));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            ids.add(rs.getLong(1));
+          }
+        }
+      }
+      int killed = 0;
+      for (long id : ids) {
+        try {
+          s.execute("KILL CONNECTION " + id);
+          killed++;
+        } catch (SQLException goneMeanwhile) {
+          // The connection ended between the list and the kill: nothing to kill.
+        }
+      }
+      return killed;
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not kill the connections of " + client, e);
+    }
   }
 
   @Override
