@@ -271,7 +271,36 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
     if (!granted.compareAndSet(false, true)) {
       return; // the same grant told twice (a reply and a notice, or a duplicate reply): the first makes the hold
     }
-    H hold = hold(reply, sentAt);
+    handOverWhenValid(hold(reply, sentAt));
+  }
+
+  /**
+   * Hands {@code hold} over, unless its validity ran out before it came (a reply or a notice held up
+   * past the TTL: a frozen link, a starved client). Handed over as it is, its lease would be LOST at
+   * once, and a holder that entered anyway would overlap whoever the expired grant went to next; a
+   * renewal tells whether it is still ours and, if so, makes it valid again, counted from the
+   * renewal's send (renewed again if that reply too came late). If it is gone, or the renewal failed
+   * (its fate unknown), the acquisition tries again: an attempt finds the grant if it is still ours,
+   * and queues again if not.
+   */
+  private void handOverWhenValid(H hold) {
+    if (result.isDone() || !hold.ranOutBeforeStart()) {
+      handOver(hold);
+      return;
+    }
+    hold.renewLate().whenComplete((renewed, error) -> {
+      if (Boolean.TRUE.equals(renewed)) {
+        handOverWhenValid(hold);
+      } else {
+        log.debug("A grant of {} came after its validity had run out and could not be renewed; trying again", path);
+        granted.set(false);
+        attempt();
+      }
+    });
+  }
+
+  /** Starts {@code hold} and completes the acquisition with it once the recipe confirms it. */
+  private void handOver(H hold) {
     if (result.isDone()) {
       hold.release();
       return;

@@ -29,7 +29,9 @@ import java.util.concurrent.CompletableFuture;
  * clock stepped forward cannot stretch the lease. Before any answer, it counts from the send time
  * of the first attempt (no grant can come before the waiter queued). A waiter re-checks every third
  * of its waiter lease, so what this gives up is at most that; a lease told a renewal period late or
- * more is renewed at once.
+ * more is renewed at once, and one told after its validity ran out (a frozen link holds the notice
+ * back past the TTL; its permits may be another's by then) is renewed before it is handed over, or
+ * not handed over at all (see {@link QueuedAcquisition}).
  */
 final class SemAcquisition extends QueuedAcquisition<SemHold> {
   private final RedisSemaphore semaphore;
