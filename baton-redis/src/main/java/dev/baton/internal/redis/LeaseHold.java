@@ -79,6 +79,34 @@ public abstract class LeaseHold implements RedisSession.Held {
   /** Sends the recipe's release: removes the grant if it is still this holder's. */
   protected abstract CompletableFuture<?> releaseCommand();
 
+  /**
+   * Whether the grant's validity ran out before it was handed over (its reply or notice held up past
+   * the TTL: a frozen link, a starved client), while a renewal could still make it valid: see {@link
+   * #renewLate}.
+   */
+  public boolean ranOutBeforeStart() {
+    return renews && System.nanoTime() - validUntilNanos() >= 0;
+  }
+
+  /**
+   * Before {@link #start}, for a grant that {@link #ranOutBeforeStart}: the recipe's renewal, which
+   * finds out whether the grant is still this holder's (its expiry may not have come yet: the lease
+   * counts from an earlier time than the grant) and extends it if so. Completes with true if it did,
+   * the lease then counting from this renewal's send; false if the grant is gone (expired, and
+   * perhaps granted to another since); exceptionally if the renewal failed (the connection dropped,
+   * a timeout), the grant's fate unknown.
+   */
+  public CompletableFuture<Boolean> renewLate() {
+    long startedAt = System.nanoTime();
+    return renewCommand(true).thenApply(renewed -> {
+      if (renewed != null && renewed == 1L) {
+        lastRenewedAt = startedAt;
+        return true;
+      }
+      return false;
+    });
+  }
+
   /** The recipe's session. */
   protected RedisSession session() {
     return session;
