@@ -120,6 +120,16 @@ abstract class JdbcCachingMutexCases {
   }
 
   @Test
+  void aTenuresListenerHearsReleasedOnceWhenItsEndFreesTheRow() {
+    Mutex mutex = client().mutex("told-once", MutexOptions.defaults().withLocalHandOver(2));
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    Lease lease = mutex.acquire(WAIT);
+    lease.addListener((l, state) -> heard.add(state), Runnable::run);
+    lease.close(); // no other thread waits and nothing is cached: the tenure's end frees the row too
+    assertThat(heard).containsExactly(LeaseState.RELEASED);
+  }
+
+  @Test
   void anotherClientIsGrantedOnceTheCacheIdlesOut() {
     JdbcBaton a = client();
     JdbcBaton b = client();
