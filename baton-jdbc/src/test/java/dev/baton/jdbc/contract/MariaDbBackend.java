@@ -1,45 +1,21 @@
 package dev.baton.jdbc.contract;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.baton.Coordinator;
-import dev.baton.jdbc.JdbcBaton;
 import dev.baton.jdbc.MariaDbServer;
-import dev.baton.testkit.contract.ContractBackendExtension;
-import dev.baton.testkit.contract.Feature;
+import dev.baton.jdbc.SqlTestServer;
 import dev.baton.testkit.contract.Promise;
-import java.net.InetSocketAddress;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
- * The SQL backend on MySQL/MariaDB for the conformance suite: the JVM's one MariaDB from the
- * machine's packages ({@link MariaDbServer#shared()}, loopback, a free port, restartable on the same
- * data), a database of its own per test class, clients with a 1.5 s lease TTL, each through a proxy
- * of its own. Where {@code mariadbd} is not installed, every contract class is skipped by a JUnit
- * assumption that names what is missing.
+ * The SQL backend on MySQL/MariaDB for the conformance suite ({@link SqlBackend}), on the JVM's one
+ * MariaDB from the machine's packages ({@link MariaDbServer#shared()}, loopback, a free port,
+ * restartable on the same data). Where {@code mariadbd} is not installed, every contract class is
+ * skipped by a JUnit assumption that names what is missing.
  */
-public final class MariaDbBackend extends ContractBackendExtension {
-  private static final Duration LEASE_TTL = Duration.ofMillis(1500);
-  private MariaDbServer server;
-  private String database;
-
+public final class MariaDbBackend extends SqlBackend {
   @Override
   public String name() {
     return "mysql";
-  }
-
-  /** Every recipe, as on PostgreSQL: the SQL of both families is one set of statements. */
-  @Override
-  public Set<Feature> features() {
-    return EnumSet.of(Feature.MUTEX, Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.SEMAPHORE,
-        Feature.READ_WRITE_LOCK, Feature.COUNTER);
   }
 
   /**
@@ -54,50 +30,17 @@ public final class MariaDbBackend extends ContractBackendExtension {
   }
 
   @Override
-  public Duration leaseTimeout() {
-    return LEASE_TTL;
+  protected SqlTestServer sharedServer() {
+    return MariaDbServer.sharedOrSkip();
   }
 
   @Override
-  protected void startServer() {
-    assumeTrue(MariaDbServer.missing().isEmpty(), () -> MariaDbServer.missing().orElse(""));
-    server = MariaDbServer.shared();
-    database = server.newDatabase();
+  protected String url(String hostAndPort, String database) {
+    return "jdbc:mariadb://" + hostAndPort + "/" + database + "?user=root";
   }
 
   @Override
-  protected void stopServer() {
-    // The server is the JVM's, stopped when it exits.
-  }
-
-  @Override
-  protected InetSocketAddress serverAddress() {
-    return new InetSocketAddress("127.0.0.1", server.port());
-  }
-
-  @Override
-  protected Coordinator connect(String hostAndPort, Duration leaseTtl) {
-    Duration renew = leaseTtl.dividedBy(5);
-    return JdbcBaton.builder().url("jdbc:mariadb://" + hostAndPort + "/" + database + "?user=root")
-        .leaseTtl(leaseTtl).renewEvery(renew).connectTimeout(Duration.ofSeconds(10)).createSchema(true).build();
-  }
-
-  @Override
-  public void restartServer() {
-    server.restart();
-  }
-
-  @Override
-  public boolean canCountLeftovers() {
-    return true;
-  }
-
-  @Override
-  public List<String> leftovers(Map<Feature, String> recipes) {
-    try (Connection c = DriverManager.getConnection(server.url(database))) {
-      return SqlRecords.leftovers(c, "UTC_TIMESTAMP(6)", recipes);
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not read the claims left in " + database, e);
-    }
+  protected String now() {
+    return "UTC_TIMESTAMP(6)";
   }
 }
