@@ -19,46 +19,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The mutex's contract, run on each database by a subclass that says how to reach a fresh one. */
-abstract class JdbcMutexCases {
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-
-  /** A builder on a fresh, empty database (or table prefix) of the server under test. */
-  protected abstract JdbcBaton.Builder freshBuilder();
-
+abstract class JdbcMutexCases extends JdbcClientCases {
   /** The backend name the client must report. */
   protected abstract String expectedBackend();
-
-  private JdbcBaton.Builder current;
-
-  /** A client on this test's database: the first call picks the database, later ones share it. */
-  protected JdbcBaton client() {
-    return client(Duration.ofSeconds(30));
-  }
-
-  protected JdbcBaton client(Duration ttl) {
-    if (current == null) {
-      current = freshBuilder();
-    }
-    JdbcBaton baton = current.leaseTtl(ttl).renewEvery(ttl.dividedBy(3)).createSchema(true).build();
-    toClose.add(baton);
-    return baton;
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
 
   @Test
   void reportsItsBackend() {
@@ -84,35 +51,13 @@ abstract class JdbcMutexCases {
   void excludesUnderContentionAndTokensFollowEntryOrder() throws Exception {
     JdbcBaton a = client();
     JdbcBaton b = client();
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger overlaps = new AtomicInteger();
-    List<Long> tokens = new CopyOnWriteArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(6);
-    try {
-      List<Future<?>> runs = new ArrayList<>();
-      for (int t = 0; t < 6; t++) {
-        Mutex mutex = (t % 2 == 0 ? a : b).mutex("contended");
-        runs.add(pool.submit(() -> {
-          for (int i = 0; i < 8; i++) {
-            try (Lease lease = mutex.acquire(Duration.ofSeconds(30))) {
-              if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-              }
-              tokens.add(lease.fencingToken());
-              inside.decrementAndGet();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : runs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
+    List<Mutex> perThread = new ArrayList<>();
+    for (int t = 0; t < 6; t++) {
+      perThread.add((t % 2 == 0 ? a : b).mutex("contended"));
     }
-    assertThat(overlaps).hasValue(0);
-    assertThat(tokens).hasSize(48).isSorted().doesNotHaveDuplicates();
+    Contention run = contend(perThread, 8, Duration.ofSeconds(30));
+    assertThat(run.overlaps()).isZero();
+    assertThat(run.tokens()).hasSize(48).isSorted().doesNotHaveDuplicates();
   }
 
   @Test
@@ -295,7 +240,7 @@ abstract class JdbcMutexCases {
     JdbcBaton a = client();
     a.close();
     createForeignTable();
-    JdbcBaton.Builder b = current.tablePrefix("shedlock_like_").createSchema(false);
+    JdbcBaton.Builder b = builder().tablePrefix("shedlock_like_").createSchema(false);
     assertThatThrownBy(b::build).isInstanceOfSatisfying(JdbcSchemaException.class, e ->
         assertThat(e.problem()).isEqualTo(JdbcSchemaException.Problem.WRONG_SHAPE));
   }

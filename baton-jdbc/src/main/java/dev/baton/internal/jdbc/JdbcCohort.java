@@ -72,13 +72,9 @@ final class JdbcCohort {
     JdbcHold stale = null;
     synchronized (this) {
       if (hold != null && !inUse && waiting.isEmpty()) {
-        if (usable()) {
-          handOversInARow = 0;
-          cancelIdle();
-          grant = tenure(waiter);
-        } else {
-          stale = dropHold();
-        }
+        FromCache cached = fromCache(waiter);
+        grant = cached.grant();
+        stale = cached.stale();
       }
       if (grant == null) {
         waiting.add(waiter);
@@ -114,13 +110,9 @@ final class JdbcCohort {
         return null;
       }
       if (hold != null) {
-        if (usable()) {
-          handOversInARow = 0;
-          cancelIdle();
-          grant = tenure(waiter);
-        } else {
-          stale = dropHold();
-        }
+        FromCache cached = fromCache(waiter);
+        grant = cached.grant();
+        stale = cached.stale();
       }
     }
     if (stale != null) {
@@ -146,6 +138,22 @@ final class JdbcCohort {
     grant.waiter.granted.complete(grant.lease);
     return grant.lease;
   }
+
+  /**
+   * Serves {@code waiter} from the cached row if it may serve another tenure, else forgets the row,
+   * which the caller releases once out of the monitor. Under the monitor, with a row no thread uses.
+   */
+  private FromCache fromCache(LocalWaiter waiter) {
+    if (usable()) {
+      handOversInARow = 0;
+      cancelIdle();
+      return new FromCache(tenure(waiter), null);
+    }
+    return new FromCache(null, dropHold());
+  }
+
+  /** A tenure served from the cached row, or the row that could not serve it. */
+  private record FromCache(Grant grant, JdbcHold stale) {}
 
   /** Whether the cached row may serve another tenure. Under the monitor. */
   private boolean usable() {

@@ -1,5 +1,6 @@
 package dev.baton.internal.redis;
 
+import dev.baton.internal.lease.Hold;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * release ({@link #renewCommand}, {@link #releaseCommand}); the release runs once, and is sent again
  * after transient failures while the grant could still be alive.
  */
-public abstract class LeaseHold implements RedisSession.Held {
+public abstract class LeaseHold implements RedisSession.Held, Hold {
   private static final Logger log = LoggerFactory.getLogger(LeaseHold.class);
 
   private final RedisSession session;
@@ -416,8 +417,6 @@ public abstract class LeaseHold implements RedisSession.Held {
     private final Lease lease;
     private final LeaseListener listener;
     private final Executor executor;
-    /** Only the announcing thread reads and writes it (one at a time, see {@link #announce}). */
-    private boolean toldReleased;
 
     Registered(Lease lease, LeaseListener listener, Executor executor) {
       this.lease = lease;
@@ -425,15 +424,9 @@ public abstract class LeaseHold implements RedisSession.Held {
       this.executor = executor;
     }
 
+    // A tenure's end tells its listeners RELEASED (tellReleased) after the hold's own release may
+    // have: the tenure (HoldTenure) passes it on once.
     void tell(LeaseState next) {
-      // A tenure's end tells its listeners RELEASED (tellReleased); the hold's own release (the
-      // client closing under a holder) may have told them already: RELEASED is their last change, once.
-      if (next == LeaseState.RELEASED) {
-        if (toldReleased) {
-          return;
-        }
-        toldReleased = true;
-      }
       try {
         executor.execute(() -> {
           try {
