@@ -186,12 +186,12 @@ public final class HeldLock implements SessionObserver, Holding {
     if (state == LeaseState.RELEASED || state == LeaseState.LOST) {
       return;
     }
-    handle.zk().getData(serverNodePath, event -> {
+    handle.zk().getData(serverNodePath, session.watching(event -> {
       if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged
           || event.getType() == org.apache.zookeeper.Watcher.Event.EventType.DataWatchRemoved) {
         watchForRevocation(onRequest);
       }
-    }, (rc, nodePath, ctx, data, stat) -> {
+    }), (rc, nodePath, ctx, data, stat) -> {
       org.apache.zookeeper.KeeperException.Code code = org.apache.zookeeper.KeeperException.Code.get(rc);
       if (code == org.apache.zookeeper.KeeperException.Code.OK) {
         if (java.util.Arrays.equals(data, REVOCATION_REQUEST)) {
