@@ -72,6 +72,7 @@ public final class HeldLock implements SessionObserver, Holding {
     this.serverNodePath = acquisition.serverNodePath();
     this.token = acquisition.token();
     session.addObserver(this);
+    session.holding(this);
     if (handle != session.handle() || handle.isExpired() || !session.state().isConnected()) {
       // The session changed between the grant and now: check against the state as it is.
       connectionStateChanged(session.state(), session.handle());
@@ -244,6 +245,9 @@ public final class HeldLock implements SessionObserver, Holding {
         return false;
       }
       state = next;
+    }
+    if (next == LeaseState.RELEASED || next == LeaseState.LOST) {
+      session.notHolding(this);
     }
     for (Subscription s : subscriptions) {
       Session.executeQuietly(s.executor(), () -> s.listener().stateChanged(s.lease(), next));

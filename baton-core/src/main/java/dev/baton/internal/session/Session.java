@@ -52,19 +52,22 @@ import org.slf4j.LoggerFactory;
  * an event just before the link went silent would stretch the bound up to R/2 past the server's
  * expiry. Every watch of ours therefore goes through {@link #watching}, which marks an event as
  * heard after the latest answer; while one is, the last event's and the probe's bounds count
- * instead. The event thread delivers events and answers in the order they arrived, and the
- * disconnect after both, so at a disconnect it is known exactly whether an event came last. An
- * event sends a probe (cheap, at most one in flight) unless one was answered less than R/2 ago,
- * else once that is R/2 old: its answer, coming after the event, puts an answer last again, and
- * it has at least 2/3 T less the margin to come before the bound runs out. Only the probe's
- * answers are timed: recipes' own requests are not touched. The last event's bound
+ * instead, while a lease is held ({@link #holding}). The event thread delivers events and answers
+ * in the order they arrived, and the disconnect after both, so at a disconnect it is known exactly
+ * whether an event came last. With a lease held, an event sends a probe (cheap, at most one in
+ * flight) unless one was answered less than R/2 ago, else once that is R/2 old: its answer, coming
+ * after the event, puts an answer last again, and it has at least 2/3 T less the margin to come
+ * before the bound runs out. With none, the probe goes R/2 after the last event, so that a lease
+ * taken later finds the mark at most that old (request-counting tests see no probe). Only the
+ * probe's answers are timed: recipes' own requests are not touched. The last event's bound
  * assumes that a link fails both ways at once, as the read timeout itself does for pings; a link
  * that carries the server's words but not the client's for long is not covered. If the bound runs out
  * while an event is still the last thing heard, ZooKeeper's client may not have noticed the
  * silence yet (the event reset its timer), so the session is suspended and presumed lost at once;
  * a probe answered after that shows the session alive, told as {@code RECONNECTED}. Suspect and
  * lost leases are therefore reported before the ensemble can hand their lock to anyone else,
- * events or not; without events, nothing changes and no probe is sent.
+ * events or not; without events, nothing changes and no probe is sent. A claimed queue item's
+ * {@code isValid()} is not a lease here: it keeps the read timeout's bound.
  *
  * <p>State changes are processed on the ZooKeeper event thread of the current handle (internal
  * observers are called there and must not block). Two executors run user code: the notice
@@ -104,6 +107,8 @@ public final class Session implements AutoCloseable {
   private final Object probes = new Object();
   private Handle probing; // guarded by probes: the handle a probe is in flight on
   private ScheduledFuture<?> probeLater; // guarded by probes
+  private long probeLaterAt; // guarded by probes
+  private final Set<Object> holders = ConcurrentHashMap.newKeySet();
   private ScheduledFuture<?> validityCheck; // guarded by probes
   private long validityCheckAt; // guarded by probes
   private boolean presumedWhileConnected; // guarded by lock
@@ -430,7 +435,7 @@ public final class Session implements AutoCloseable {
     long margin = Math.max(timeout / 10, TimeUnit.MILLISECONDS.toNanos(20));
     // Taint read first: an answer clears it after moving the probe's bound on, and an event sets
     // it after its time is stored.
-    boolean eventLast = eventSinceAnswer;
+    boolean eventLast = eventSinceAnswer && !holders.isEmpty();
     long byProbe = lastAnsweredSendNanos + timeout - margin;
     long contact = eventLast ? lastEventNanos - readTimeout(timeout) / 2 : heardBy - readTimeout(timeout);
     long byLink = contact + timeout - margin;
@@ -472,31 +477,69 @@ public final class Session implements AutoCloseable {
     lastEventNanos = System.nanoTime();
     eventSinceAnswer = true;
     synchronized (probes) {
-      if (closed || handle == null) {
-        return;
-      }
-      checkValidityLater(validUntil(System.nanoTime()));
-      if (probing == handle || probeLater != null) {
-        return; // the answer to the probe in flight will come after this event, or one is due
-      }
-      // At once, so that its answer has the whole bound's time to come; at most one per R/2.
-      long due = lastAnsweredSendNanos + readTimeout(negotiatedTimeoutNanos) / 2 - System.nanoTime();
-      if (due <= 0) {
-        probe(handle);
-      } else {
-        probeLater = scheduleQuietly(this::probeIfStillNeeded, due);
-      }
+      keepBoundUp();
+    }
+  }
+
+  /**
+   * Guarded by probes; while an event came after the latest answer. With a lease held, a probe
+   * goes at once, so that its answer has the whole bound's time to come (at most one per R/2),
+   * and the bound is watched. With none, nothing depends on the bound: a probe goes only R/2
+   * after the last event, so that a lease taken later finds the mark at most that old.
+   */
+  private void keepBoundUp() {
+    Handle current = handle;
+    if (closed || current == null || !eventSinceAnswer) {
+      return;
+    }
+    long now = System.nanoTime();
+    boolean holding = !holders.isEmpty();
+    if (holding) {
+      checkValidityLater(validUntil(now));
+    }
+    if (probing == current) {
+      return; // its answer will come after the event
+    }
+    long due = (holding ? lastAnsweredSendNanos : lastEventNanos) + readTimeout(negotiatedTimeoutNanos) / 2 - now;
+    if (due <= 0) {
+      cancelProbeLater();
+      probe(current);
+    } else if (probeLater == null || probeLaterAt - (now + due) > 0) {
+      cancelProbeLater();
+      probeLaterAt = now + due;
+      probeLater = scheduleQuietly(this::probeIfStillNeeded, due);
     }
   }
 
   private void probeIfStillNeeded() {
     synchronized (probes) {
       probeLater = null;
-      Handle current = handle;
-      if (eventSinceAnswer && !closed && probing != current && state().isConnected()) {
-        probe(current);
+      if (state().isConnected()) {
+        keepBoundUp();
       }
     }
+  }
+
+  private void cancelProbeLater() {
+    if (probeLater != null) {
+      probeLater.cancel(false);
+      probeLater = null;
+    }
+  }
+
+  /**
+   * {@code holder} (a lease) depends on {@link #validUntilNanos()} until {@link #notHolding}: the
+   * bound then heeds watch events, and the session is presumed lost when the bound runs out.
+   */
+  public void holding(Object holder) {
+    holders.add(holder);
+    synchronized (probes) {
+      keepBoundUp();
+    }
+  }
+
+  public void notHolding(Object holder) {
+    holders.remove(holder);
   }
 
   /** Guarded by probes. An {@code exists} of the root: no ACL to pass, no watch left behind. */
@@ -554,7 +597,7 @@ public final class Session implements AutoCloseable {
     synchronized (probes) {
       validityCheck = null;
       current = handle;
-      if (!eventSinceAnswer || closed) {
+      if (!eventSinceAnswer || closed || holders.isEmpty()) {
         return;
       }
       long until = validUntil(System.nanoTime());
@@ -567,6 +610,9 @@ public final class Session implements AutoCloseable {
     synchronized (lock) {
       if (current != handle || closed || state == null || !state.isConnected()) {
         return; // suspended meanwhile: the presumed-loss timer of the suspension decides
+      }
+      if (!eventSinceAnswer || validUntil(System.nanoTime()) - System.nanoTime() > 0) {
+        return; // a probe answered meanwhile (an answer clears the mark before taking this lock)
       }
       suspendedAtNanos = System.nanoTime();
       suspendedValidUntilNanos = validUntil(suspendedAtNanos);
@@ -616,10 +662,7 @@ public final class Session implements AutoCloseable {
       lastAnsweredSendNanos = System.nanoTime() - settings.sessionTimeout().toNanos();
       eventSinceAnswer = false;
       probing = null;
-      if (probeLater != null) {
-        probeLater.cancel(false);
-        probeLater = null;
-      }
+      cancelProbeLater();
       if (validityCheck != null) {
         validityCheck.cancel(false);
         validityCheck = null;
