@@ -90,7 +90,9 @@ class SessionEventValidityTest extends ClusterTestSupport {
 
   /**
    * Against a fix that trusts nothing after an event: a cut on a path whose events never stop
-   * must leave the client time to reconnect (its reconnect waits up to 1 s), as without events.
+   * must leave the client time to reconnect (its reconnect waits up to 1 s). The last event's
+   * bound gives it two thirds of the timeout less the margin (2.27 s here); the read timeout's
+   * alone, all main had, gives a third less the margin (0.93 s), and fails here now and then.
    */
   @Test
   void watchEventsFlowing_aBriefCut_leaseSuspectThenHeldAgain_neverLost() throws Exception {
