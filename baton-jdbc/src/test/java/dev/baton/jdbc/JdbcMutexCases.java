@@ -115,6 +115,59 @@ abstract class JdbcMutexCases {
     assertThat(tokens).hasSize(48).isSorted().doesNotHaveDuplicates();
   }
 
+  /**
+   * Two clients, one thread each, looping acquire/release on one mutex: the table keeps no queue,
+   * yet a client whose release another client wanted does not take the row straight back, so
+   * neither starves. Counted in lock order: the longest run of one client, and each one's share.
+   */
+  @Test
+  void twoLoopingClientsShareTheLockFairly() throws Exception {
+    List<Mutex> mutexes = List.of(client().mutex("fair"), client().mutex("fair"));
+    int total = fairnessAcquisitions();
+    List<Integer> order = new CopyOnWriteArrayList<>(); // appended while holding the lock: lock order
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        int who = i;
+        runs.add(pool.submit(() -> {
+          go.await();
+          while (order.size() < total) {
+            try (Lease lease = mutexes.get(who).acquire(Duration.ofSeconds(30))) {
+              order.add(who);
+            }
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      for (Future<?> f : runs) {
+        f.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    // From the first acquisition of the later starter on: before it both may not be waiting yet.
+    List<Integer> both = order.subList(Math.max(order.indexOf(0), order.indexOf(1)), order.size());
+    int longest = 0;
+    int run = 0;
+    for (int i = 0; i < both.size(); i++) {
+      run = i > 0 && both.get(i).equals(both.get(i - 1)) ? run + 1 : 1;
+      longest = Math.max(longest, run);
+    }
+    long first = both.stream().filter(w -> w == 0).count();
+    System.out.printf("%s: %d acquisitions by two looping clients: %d and %d, longest run %d%n",
+        expectedBackend(), both.size(), first, both.size() - first, longest);
+    assertThat(longest).as("the longest run of one client while the other waits").isLessThanOrEqualTo(total / 8);
+    assertThat(Math.min(first, both.size() - first)).as("the smaller client's share").isGreaterThan(both.size() / 4);
+  }
+
+  /** How many acquisitions the fairness test counts: enough that a hold-back of a fixed time shows as a long run. */
+  protected int fairnessAcquisitions() {
+    return 400;
+  }
+
   @Test
   void reentrantPerThreadWithOneRowAndOneToken() {
     JdbcBaton a = client();

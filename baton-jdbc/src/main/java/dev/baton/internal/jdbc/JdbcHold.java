@@ -39,6 +39,12 @@ public final class JdbcHold implements Holding {
   private final long validNanos;
   /** A leader's hold: its release is a step-down, after which this client always yields the name. */
   private final boolean stepDown;
+  /**
+   * A mutex's row that says whether another asker wanted it ({@link Dialect.Released#wanted()}):
+   * after such a release this client yields until another asker has the row, judged by the grant
+   * ({@link Dialect.Asker#yieldTo()}); other holds yield for a fixed moment after every release.
+   */
+  private final boolean yieldsByRow;
   private final AtomicInteger levels = new AtomicInteger(1);
   private final AtomicBoolean renewing = new AtomicBoolean();
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
@@ -90,6 +96,7 @@ public final class JdbcHold implements Holding {
     this.name = name;
     this.queueKey = queueKey;
     this.ops = ops != null ? ops : mutexRow(session, name, owner, token);
+    this.yieldsByRow = ops == null && !stepDown && session.dialect().family() != null;
     this.owner = owner;
     this.token = token;
     this.validNanos = session.settings().leaseTtl().toNanos() - session.settings().driftMargin().toNanos();
@@ -105,8 +112,8 @@ public final class JdbcHold implements Holding {
 
       @Override
       public boolean free(Connection c) throws SQLException {
-        return session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name))
-            .wanted();
+        return session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name),
+            session.waiting(name)).wanted();
       }
 
       @Override
@@ -231,12 +238,29 @@ public final class JdbcHold implements Holding {
 
   /**
    * Frees the row (if it still names this grant), then lets this client's next waiter try: at once
-   * if no other client asked for the row meanwhile, else only after a moment that lets the other
-   * client in ({@link JdbcSession#yieldAfterRelease}); a leader stepping down always waits that moment.
+   * if no other client asked for the row meanwhile; else a mutex's waiter yields until another
+   * client has taken the row ({@link JdbcSession#releaseAnswered}), and other holds' waiters wait a
+   * moment that lets the other client in ({@link JdbcSession#yieldAfterRelease}); a leader stepping
+   * down always waits that moment.
    */
   void release() {
     levels.set(0);
     if (isFinal()) {
+      return;
+    }
+    if (yieldsByRow) {
+      // Before RELEASED is told (a listener may ask again at once): until the release is answered,
+      // this client's attempts on the name wait for it.
+      session.releaseSent(queueKey);
+      if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+        session.releaseAnswered(queueKey, token, false); // lost meanwhile: the loss wakes the queue
+        return;
+      }
+      end();
+      background(() -> {
+        session.releaseAnswered(queueKey, token, freeRow());
+        session.released(queueKey);
+      });
       return;
     }
     // Before RELEASED is told: a leader latch told so joins again at once, on another thread, and

@@ -151,10 +151,13 @@ public final class JdbcMutex implements Mutex {
       String owner = reserve == 1 ? session.newOwnerId() : session.newCachingOwnerId();
       long sentAt = System.nanoTime();
       try {
-        Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name,
-            new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
+        Dialect.Asker asker = session.asker(name, owner, ThreadLabels.of(me));
+        Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name, asker,
             session.settings().leaseTtl().toNanos() / 1000, reserve, session.channel()));
         session.succeeded();
+        if (granted.granted() || granted.token() != asker.yieldTo()) {
+          session.yielded(name, asker.yieldTo());
+        }
         if (!granted.granted()) {
           return Optional.empty();
         }

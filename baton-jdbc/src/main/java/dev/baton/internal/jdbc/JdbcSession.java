@@ -72,6 +72,13 @@ public final class JdbcSession implements AutoCloseable {
   private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
 
   private record Yield(long since, long until) {}
+  /**
+   * Mutex names whose release by this client another client wanted: the token it freed, which this
+   * client's next attempts yield to ({@link Dialect.Asker#yieldTo()}) until the row moves on.
+   */
+  private final ConcurrentHashMap<String, Long> yieldTo = new ConcurrentHashMap<>();
+  /** Mutex names with a release of this client in flight: how many. */
+  private final ConcurrentHashMap<String, Integer> releasing = new ConcurrentHashMap<>();
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
   private volatile PgListener listener;
   private volatile boolean closed;
@@ -208,6 +215,12 @@ public final class JdbcSession implements AutoCloseable {
     return queues.computeIfAbsent(name, n -> new LockQueue(this, n));
   }
 
+  /** Whether a waiter of this client is queued on the mutex {@code name}. */
+  boolean waiting(String name) {
+    LockQueue q = queues.get(name);
+    return q != null && q.waiting();
+  }
+
   LockQueue existingQueue(String name) {
     return queues.get(name);
   }
@@ -230,7 +243,7 @@ public final class JdbcSession implements AutoCloseable {
   }
 
   void forgetIfIdle(LockQueue queue) {
-    queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.isIdle() ? null : q);
+    queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.retireIfIdle() ? null : q);
   }
 
   /** A lease of this client on {@code name} ended: its next waiter may try. */
@@ -276,6 +289,61 @@ public final class JdbcSession implements AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException ignored) {
       yielding.remove(name, y); // closing
     }
+  }
+
+  /**
+   * This client sends a release of the mutex {@code name}: its queue on the name makes no attempt
+   * until the answer ({@link #releaseAnswered}), since an attempt that met the row still held would
+   * mark it wanted, as if another client waited.
+   */
+  void releaseSent(String name) {
+    releasing.merge(name, 1, Integer::sum);
+  }
+
+  /**
+   * The release of the mutex {@code name} at {@code token} was answered: if another client wanted
+   * the row ({@code wanted}), this client's attempts yield to it until another asker takes the row,
+   * or nobody does for a moment ({@link #yieldMicros()}); the database judges both in the grant.
+   */
+  void releaseAnswered(String name, long token, boolean wanted) {
+    if (wanted) {
+      yieldTo.put(name, token);
+      try {
+        // Only to forget the name: once the moment is over, the grant no longer yields anyway.
+        timer.schedule(() -> yieldTo.remove(name, token), yieldNanos(), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException ignored) {
+        yieldTo.remove(name, token); // closing
+      }
+    }
+    releasing.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
+  }
+
+  /** Whether a release of the mutex {@code name} by this client awaits its answer. */
+  boolean releaseInFlight(String name) {
+    return releasing.containsKey(name);
+  }
+
+  /** The token this client's attempts on the mutex {@code name} yield to, or -1 ({@link Dialect.Asker#yieldTo()}). */
+  long yieldToken(String name) {
+    Long token = yieldTo.get(name);
+    return token == null ? -1 : token;
+  }
+
+  /** An attempt on {@code name} found the row past {@code token} (or was granted): nothing left to yield to. */
+  void yielded(String name, long token) {
+    if (token >= 0) {
+      yieldTo.remove(name, token);
+    }
+  }
+
+  /** An attempt on the mutex {@code name}, from {@code owner} on {@code thread}, yielding as this client must. */
+  Dialect.Asker asker(String name, String owner, String thread) {
+    return new Dialect.Asker(owner, settings.host(), pid, thread, yieldToken(name), yieldMicros());
+  }
+
+  /** How long after a wanted release this client's attempts still yield (as {@link #yieldAfterRelease}). */
+  long yieldMicros() {
+    return TimeUnit.NANOSECONDS.toMicros(yieldNanos());
   }
 
   /** This client's release of {@code name} was wanted by no other client: its waiters try at once. */
