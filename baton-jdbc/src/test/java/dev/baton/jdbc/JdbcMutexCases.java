@@ -159,14 +159,42 @@ abstract class JdbcMutexCases {
     long first = both.stream().filter(w -> w == 0).count();
     System.out.printf("%s: %d acquisitions by two looping clients: %d and %d, longest run %d%n",
         expectedBackend(), both.size(), first, both.size() - first, longest);
-    assertThat(longest).as("the longest run of one client while the other waits").isLessThanOrEqualTo(total / 8);
-    assertThat(Math.min(first, both.size() - first)).as("the smaller client's share").isGreaterThan(both.size() / 4);
+    assertThat(longest).as("the longest run of one client while the other waits").isLessThanOrEqualTo(maxRun());
+    assertThat(Math.min(first, both.size() - first)).as("the smaller client's share").isGreaterThan(both.size() / 5);
+  }
+
+  /**
+   * One client looping acquire/release on a lock nobody else wants: one statement to grant (the
+   * token in the same reply), one to release, as ShedLock's one UPDATE to lock and one to unlock.
+   */
+  @Test
+  void anUncontendedCycleCostsAGrantAndARelease() {
+    JdbcBaton baton = client();
+    Mutex mutex = baton.mutex("uncontended");
+    mutex.acquire().close(); // the row's first use makes it
+    Lease lease = mutex.acquire();
+    long before = baton.statementsSent();
+    int cycles = 20;
+    for (int i = 0; i < cycles; i++) {
+      lease.close();
+      lease = mutex.acquire(); // after the release's answer: the client's attempts wait for it
+    }
+    double perCycle = (double) (baton.statementsSent() - before) / cycles;
+    lease.close();
+    System.out.printf("%s: statements per uncontended acquire+release: %.2f%n", expectedBackend(), perCycle);
+    assertThat(perCycle).isEqualTo(2.0);
   }
 
   /** How many acquisitions the fairness test counts: enough that a hold-back of a fixed time shows as a long run. */
   protected int fairnessAcquisitions() {
     return 400;
   }
+
+  /**
+   * The longest run of one client the fairness test accepts: the two clients alternate, but on a
+   * busy machine a waiter's attempt can come late (before the fix: 245 in a row on PostgreSQL, 58 on MariaDB).
+   */
+  protected abstract int maxRun();
 
   @Test
   void reentrantPerThreadWithOneRowAndOneToken() {

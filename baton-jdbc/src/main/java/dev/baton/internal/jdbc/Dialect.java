@@ -113,8 +113,13 @@ public abstract class Dialect {
   }
 
   PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    return prepare(c, sql, java.sql.Statement.NO_GENERATED_KEYS);
+  }
+
+  /** As {@link #prepare(Connection, String)}; {@code keys}: whether the driver keeps the generated keys ({@link java.sql.Statement}). */
+  PreparedStatement prepare(Connection c, String sql, int keys) throws SQLException {
     statements.incrementAndGet();
-    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
+    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table), keys);
     if (queryTimeoutSeconds > 0) {
       ps.setQueryTimeout(queryTimeoutSeconds);
     }

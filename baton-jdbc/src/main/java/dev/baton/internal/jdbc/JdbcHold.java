@@ -112,8 +112,8 @@ public final class JdbcHold implements Holding {
 
       @Override
       public boolean free(Connection c) throws SQLException {
-        return session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name),
-            session.waiting(name)).wanted();
+        return session.dialect().release(c, name, owner, token, session.channel(), session.notifyPayload(name))
+            .wanted();
       }
 
       @Override
@@ -258,8 +258,14 @@ public final class JdbcHold implements Holding {
       }
       end();
       background(() -> {
-        session.releaseAnswered(queueKey, token, freeRow());
-        session.released(queueKey);
+        boolean waiting = session.waiting(queueKey);
+        Dialect.Released released = freeMutexRow(waiting);
+        session.releaseAnswered(queueKey, token, released.wanted());
+        if (waiting && released.freed() && released.wanted()) {
+          session.releasedYielding(queueKey); // marked: an attempt now would only be refused, and hold up the others'
+        } else {
+          session.released(queueKey);
+        }
       });
       return;
     }
@@ -310,11 +316,21 @@ public final class JdbcHold implements Holding {
 
   /** Frees the row; true if another client may want it (or the answer was lost). */
   private boolean freeRow() {
+    return freeing(ops::free, true);
+  }
+
+  /** Frees a mutex's row, marking it {@link Dialect#YIELDING} if wanted and {@code waiting}; unknown if the answer was lost. */
+  private Dialect.Released freeMutexRow(boolean waiting) {
+    return freeing(c -> session.dialect().release(c, name, owner, token, session.channel(),
+        session.notifyPayload(name), waiting), new Dialect.Released(false, true));
+  }
+
+  private <T> T freeing(JdbcSession.SqlFn<T> free, T unknown) {
     try {
-      return session.run(ops::free);
+      return session.run(free);
     } catch (SQLException | RuntimeException e) {
       log.debug("Could not free the row of {}; it expires with its TTL", name, e);
-      return true;
+      return unknown;
     }
   }
 

@@ -259,6 +259,18 @@ public final class JdbcSession implements AutoCloseable {
   }
 
   /**
+   * A release of this client on the mutex {@code name} was wanted and marked the row yielding: the
+   * next waiter tries once another client's release is heard, or the yield is over (without
+   * notifies: on the back-off), not at once, when the grant would only refuse it.
+   */
+  void releasedYielding(String name) {
+    LockQueue q = queues.get(name);
+    if (q != null) {
+      q.releasedYielding(yieldNanos() + CheckQueue.GRACE_NANOS);
+    }
+  }
+
+  /**
    * This client releases {@code name}: for a moment ({@link #yieldNanos()}) its waiters that queue
    * on it from now on do not try, so that a waiter of another client, woken by the release's notify
    * (or its back-off), gets the row first. The table keeps no queue, so this is how a client that

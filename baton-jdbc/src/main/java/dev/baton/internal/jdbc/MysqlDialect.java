@@ -4,11 +4,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * MySQL and MariaDB: the grant is one conditional {@code UPDATE} of the lock's row (free or
- * expired only) that bumps the token through {@code LAST_INSERT_ID(token + 1)}, read back on the
- * same connection; the row is made once with {@code INSERT IGNORE}. Times are {@code
+ * expired only) that bumps the token through {@code LAST_INSERT_ID(token + 1)}, which comes back
+ * in the reply's insert id (the driver's generated key; else {@code SELECT LAST_INSERT_ID()} on the
+ * same connection); the row is made once with {@code INSERT IGNORE}. Times are {@code
  * UTC_TIMESTAMP(6)}, so clients in different session time zones agree. A refused attempt marks the
  * row wanted in a statement of its own. There is no notify: waiters re-check on a back-off.
  */
@@ -57,7 +59,8 @@ final class MysqlDialect extends Dialect {
       throws SQLException {
     for (int round = 0; round < 2; round++) {
       int updated;
-      try (PreparedStatement ps = prepare(c, GRANT)) {
+      long token = 0;
+      try (PreparedStatement ps = prepare(c, GRANT, Statement.RETURN_GENERATED_KEYS)) {
         ps.setLong(1, asker.yieldTo());
         ps.setString(2, asker.owner());
         ps.setLong(3, reserve);
@@ -70,8 +73,18 @@ final class MysqlDialect extends Dialect {
         ps.setLong(10, asker.yieldTo());
         ps.setLong(11, asker.yieldMicros());
         updated = ps.executeUpdate();
+        if (updated == 1) {
+          // LAST_INSERT_ID(expr) in an UPDATE puts expr in the reply's insert id, which the driver
+          // hands out as the generated key: the token without a statement more.
+          try (ResultSet keys = ps.getGeneratedKeys()) {
+            token = keys.next() ? keys.getLong(1) : 0;
+          }
+        }
       }
-      if (updated == 1) {
+      if (updated == 1 && token > 0) {
+        return new Attempt(true, token, 0);
+      }
+      if (updated == 1) { // a driver that does not hand the insert id out: ask for it
         try (PreparedStatement ps = prepare(c, TOKEN); ResultSet rs = ps.executeQuery()) {
           rs.next();
           return new Attempt(true, rs.getLong(1), 0);
