@@ -105,7 +105,7 @@ abstract class CheckQueue {
         return;
       }
       if (session.releaseInFlight(yieldKey())) {
-        return; // the release's answer checks, on its own thread (released())
+        return; // this client holds the name: its release's answer checks, on its own thread (released())
       }
       long yieldNanos = hasWaiters() ? session.yieldingNanos(yieldKey(), headQueuedNanos()) : 0;
       if (yieldNanos > 0) { // this client just released the name: another client's waiter goes first

@@ -129,6 +129,9 @@ public final class JdbcHold implements Holding {
   }
 
   void start() {
+    if (yieldsByRow) {
+      session.holdStarted(queueKey);
+    }
     session.register(this);
     scheduleExpiryCheck();
     scheduleRenewal(session.settings().renewEvery().toNanos());
@@ -249,12 +252,9 @@ public final class JdbcHold implements Holding {
       return;
     }
     if (yieldsByRow) {
-      // Before RELEASED is told (a listener may ask again at once): until the release is answered,
-      // this client's attempts on the name wait for it.
-      session.releaseSent(queueKey);
+      // Until the release is answered, this client's attempts on the name still wait (holdStarted).
       if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
-        session.releaseAnswered(queueKey, token, false); // lost meanwhile: the loss wakes the queue
-        return;
+        return; // lost meanwhile: the loss ended the hold and woke the queue
       }
       end();
       background(() -> {
@@ -311,6 +311,9 @@ public final class JdbcHold implements Holding {
     if (moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
       end();
       freeRow();
+      if (yieldsByRow) {
+        session.holdEnded(queueKey);
+      }
     }
   }
 
@@ -429,6 +432,9 @@ public final class JdbcHold implements Holding {
   private void lose(boolean freeRow) {
     if (moveTo(LeaseState.LOST, LeaseState.HELD, LeaseState.SUSPECT)) {
       end();
+      if (yieldsByRow) {
+        session.holdEnded(queueKey);
+      }
       background(() -> {
         if (freeRow) {
           freeRow(); // a renewal may have slipped through: free the row rather than let it block others

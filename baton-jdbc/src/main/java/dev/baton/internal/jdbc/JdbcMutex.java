@@ -145,19 +145,19 @@ public final class JdbcMutex implements Mutex {
    * One grant statement, tried a second time (as a new asker) when the first failed on its
    * connection: a pooled connection to a database that restarted fails once, and the pool drops
    * it. The first attempt's outcome is unknown, so its row is freed should it be ours, as before.
+   * It does not yield to another client after a wanted release as the queue's attempts do: a
+   * {@code tryAcquire(0)} loop would be refused for the whole moment whenever its own attempt, sent
+   * while its release was in flight, had marked the row wanted.
    */
   private Optional<JdbcLease> grantOnce(Thread me, long reserve) {
     for (int attempt = 1; ; attempt++) {
       String owner = reserve == 1 ? session.newOwnerId() : session.newCachingOwnerId();
       long sentAt = System.nanoTime();
       try {
-        Dialect.Asker asker = session.asker(name, owner, ThreadLabels.of(me));
-        Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name, asker,
+        Dialect.Attempt granted = session.run(c -> session.dialect().tryGrant(c, name,
+            new Dialect.Asker(owner, session.settings().host(), session.pid(), ThreadLabels.of(me)),
             session.settings().leaseTtl().toNanos() / 1000, reserve, session.channel()));
         session.succeeded();
-        if (granted.granted() || granted.token() != asker.yieldTo()) {
-          session.yielded(name, asker.yieldTo());
-        }
         if (!granted.granted()) {
           return Optional.empty();
         }

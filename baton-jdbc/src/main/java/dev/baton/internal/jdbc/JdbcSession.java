@@ -77,7 +77,7 @@ public final class JdbcSession implements AutoCloseable {
    * client's next attempts yield to ({@link Dialect.Asker#yieldTo()}) until the row moves on.
    */
   private final ConcurrentHashMap<String, Long> yieldTo = new ConcurrentHashMap<>();
-  /** Mutex names with a release of this client in flight: how many. */
+  /** Mutex names this client holds or awaits the release answer of: how many such holds. */
   private final ConcurrentHashMap<String, Integer> releasing = new ConcurrentHashMap<>();
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
   private volatile PgListener listener;
@@ -304,16 +304,23 @@ public final class JdbcSession implements AutoCloseable {
   }
 
   /**
-   * This client sends a release of the mutex {@code name}: its queue on the name makes no attempt
-   * until the answer ({@link #releaseAnswered}), since an attempt that met the row still held would
-   * mark it wanted, as if another client waited.
+   * A hold of this client on the mutex {@code name} starts: until it ends, released (with the
+   * release answered, {@link #releaseAnswered}) or lost ({@link #holdEnded}), the client's queue on
+   * the name makes no attempt. One would be refused, and would mark the row wanted as if another
+   * client waited; and one sent just before a release, whose answer has not yet said whether to
+   * yield, must not take the row back from the client that wanted it.
    */
-  void releaseSent(String name) {
+  void holdStarted(String name) {
     releasing.merge(name, 1, Integer::sum);
   }
 
+  /** A hold of this client on the mutex {@code name} ended (see {@link #holdStarted}). */
+  void holdEnded(String name) {
+    releasing.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
+  }
+
   /**
-   * The release of the mutex {@code name} at {@code token} was answered: if another client wanted
+   * The release of the mutex {@code name} at {@code token} was answered, and the hold is over: if another client wanted
    * the row ({@code wanted}), this client's attempts yield to it until another asker takes the row,
    * or nobody does for a moment ({@link #yieldMicros()}); the database judges both in the grant.
    */
@@ -327,10 +334,10 @@ public final class JdbcSession implements AutoCloseable {
         yieldTo.remove(name, token); // closing
       }
     }
-    releasing.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
+    holdEnded(name);
   }
 
-  /** Whether a release of the mutex {@code name} by this client awaits its answer. */
+  /** Whether this client holds the mutex {@code name}, or awaits the answer to its release. */
   boolean releaseInFlight(String name) {
     return releasing.containsKey(name);
   }
