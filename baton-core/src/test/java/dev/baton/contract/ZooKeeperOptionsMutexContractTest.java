@@ -1,15 +1,13 @@
 package dev.baton.contract;
 
-import dev.baton.Coordinator;
-import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.contract.ContractBackend;
-import dev.baton.testkit.contract.MutexContract;
+import dev.baton.testkit.contract.OptionsMutexContract;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The mutex contract on a mutex with local hand-over and caching: the options trade order, never the contract. */
-class ZooKeeperOptionsMutexContractTest extends MutexContract {
+/** The mutex contract with local hand-over and caching. */
+class ZooKeeperOptionsMutexContractTest extends OptionsMutexContract {
   @RegisterExtension
   static final ZooKeeperBackend BACKEND = new ZooKeeperBackend();
 
@@ -19,13 +17,7 @@ class ZooKeeperOptionsMutexContractTest extends MutexContract {
   }
 
   @Override
-  protected Mutex mutex(Coordinator client, String name) {
-    return client.mutex(name, MutexOptions.defaults().withLocalHandOver(8).withCaching(Duration.ofMillis(100)));
-  }
-
-  /** Local hand-over: the threads of one mutex object wait behind one entry. */
-  @Override
-  protected int entriesFor(int threads) {
-    return 1;
+  protected MutexOptions options() {
+    return MutexOptions.defaults().withLocalHandOver(8).withCaching(Duration.ofMillis(100));
   }
 }

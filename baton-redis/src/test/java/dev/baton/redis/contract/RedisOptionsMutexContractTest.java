@@ -1,14 +1,12 @@
 package dev.baton.redis.contract;
 
-import dev.baton.Coordinator;
-import dev.baton.lock.Mutex;
 import dev.baton.lock.MutexOptions;
 import dev.baton.testkit.contract.ContractBackend;
-import dev.baton.testkit.contract.MutexContract;
+import dev.baton.testkit.contract.OptionsMutexContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The mutex contract on a mutex with local hand-over (what Redis offers of {@link MutexOptions}): it trades order, never the contract. */
-class RedisOptionsMutexContractTest extends MutexContract {
+/** The mutex contract with local hand-over, the option Redis has. */
+class RedisOptionsMutexContractTest extends OptionsMutexContract {
   @RegisterExtension
   static final RedisBackend BACKEND = new RedisBackend();
 
@@ -18,13 +16,7 @@ class RedisOptionsMutexContractTest extends MutexContract {
   }
 
   @Override
-  protected Mutex mutex(Coordinator client, String name) {
-    return client.mutex(name, MutexOptions.defaults().withLocalHandOver(8));
-  }
-
-  /** Local hand-over: the threads of one mutex object wait behind one entry. */
-  @Override
-  protected int entriesFor(int threads) {
-    return 1;
+  protected MutexOptions options() {
+    return MutexOptions.defaults().withLocalHandOver(8);
   }
 }
