@@ -6,8 +6,10 @@ import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
 import dev.baton.lock.MultiLock;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
@@ -57,6 +59,34 @@ public interface Coordinator extends AutoCloseable {
    * @throws ClientClosedException if this client is closed
    */
   Mutex mutex(String name);
+
+  /**
+   * A reentrant mutex on {@code name} with {@code options}: local hand-over between this client's
+   * threads, caching of a released lock, lock-delay after a lost holder (see {@link MutexOptions}).
+   * They trade strict first-come order across clients for throughput; none gives up exclusion,
+   * growing fencing tokens or the loss notice of a lease. With {@link MutexOptions#defaults()} this
+   * is {@link #mutex(String)}. Connection loss and timeouts are as {@link Mutex} says; what each
+   * option does while the link is down is in the backend's own documentation of this method.
+   *
+   * @throws UnsupportedOperationException if this backend lacks an option asked for (see the
+   *     README's table of backends), naming the backend and the option
+   * @throws IllegalArgumentException if this backend cannot use {@code name}, naming it and why
+   * @throws NullPointerException if {@code options} is null
+   * @throws ClientClosedException if this client is closed
+   */
+  default Mutex mutex(String name, MutexOptions options) {
+    Objects.requireNonNull(options, "options must not be null");
+    if (options.localHandOvers() > 0) {
+      throw unsupported("local hand-over (MutexOptions.withLocalHandOver)");
+    }
+    if (!options.cacheIdle().isZero()) {
+      throw unsupported("lock caching (MutexOptions.withCaching)");
+    }
+    if (!options.lockDelay().isZero()) {
+      throw unsupported("lock-delay (MutexOptions.withLockDelay)");
+    }
+    return mutex(name);
+  }
 
   /** A read-write lock on {@code name}: many readers or one writer (see {@link ReadWriteLock}). */
   default ReadWriteLock readWriteLock(String name) {

@@ -114,6 +114,7 @@ public final class Baton implements Coordinator {
    * keeps it cached, as {@code options} say. Clients using other options (or Curator) on the same
    * path are served correctly; see {@link MutexOptions} for the order this trades.
    */
+  @Override
   public Mutex mutex(String path, MutexOptions options) {
     session.checkOpen();
     Objects.requireNonNull(options, "options must not be null");

@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +20,8 @@ import java.util.stream.Collectors;
  * node runs with {@code --cluster-enabled yes}, its {@code nodes.conf} in its own temporary
  * directory (so a {@link EmbeddedRedis#restart() restarted} node comes back with its identity and
  * slots), and the 16,384 slots split evenly in node order. No replicas unless {@link #addReplica}
- * adds them: a killed master without one leaves its slots down until it is restarted.
+ * adds them: a killed master without one leaves its slots down until it is restarted; one with a
+ * replica can be {@link #failOver failed over} to it.
  *
  * <pre>{@code
  * try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3);
@@ -32,11 +35,14 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
   /** Redis 6.2 puts a node's cluster bus on its port plus 10,000; Redis 7's cluster-port is not there yet. */
   private static final int BUS_OFFSET = 10000;
 
+  /** The masters in slot order; a failover puts the promoted replica in its master's place. */
   private final List<EmbeddedRedis> nodes;
   private final List<EmbeddedRedis> replicas = new CopyOnWriteArrayList<>();
+  /** Each replica's master. */
+  private final Map<EmbeddedRedis, EmbeddedRedis> masterOf = new ConcurrentHashMap<>();
 
   private EmbeddedRedisCluster(List<EmbeddedRedis> nodes) {
-    this.nodes = List.copyOf(nodes);
+    this.nodes = new CopyOnWriteArrayList<>(nodes);
   }
 
   static EmbeddedRedisCluster start(int masters) {
@@ -67,7 +73,8 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
    * Starts one more node, makes it a replica of {@code master}, and returns once the master counts
    * it among its connected replicas and the replica has the data; closing the cluster stops it.
    *
-   * @throws IllegalArgumentException if {@code master} is not one of {@link #nodes()}
+   * @throws IllegalArgumentException if {@code master} is not one of {@link #nodes()} (a replica
+   *     promoted by {@link #failOver} is)
    * @throws BatonException if the replica does not join within 30 s
    */
   public EmbeddedRedis addReplica(EmbeddedRedis master) {
@@ -77,6 +84,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     }
     EmbeddedRedis replica = startNode();
     replicas.add(replica);
+    masterOf.put(replica, master);
     expectOk(Resp.send(replica, "CLUSTER", "MEET", master.host(), Integer.toString(master.port())), replica);
     String masterId = Resp.send(master, "CLUSTER", "MYID");
     long deadline = deadline();
@@ -93,9 +101,70 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
     return replica;
   }
 
-  /** The replicas {@link #addReplica} started, in the order it did. */
+  /** The replicas {@link #addReplica} started and {@link #failOver} has not promoted, in the order they started. */
   public List<EmbeddedRedis> replicas() {
     return List.copyOf(replicas);
+  }
+
+  /** The replicas of {@code master} that {@link #addReplica} started. */
+  public List<EmbeddedRedis> replicasOf(EmbeddedRedis master) {
+    return replicas.stream().filter(r -> masterOf.get(r) == master).toList();
+  }
+
+  /**
+   * Kills {@code master} (as a crash would) and has its first replica take its slots over at once
+   * ({@code CLUSTER FAILOVER TAKEOVER}: no vote of the other masters, no wait for the node timeout,
+   * and no check that the replica has caught up, as an operator forces a failover). Returns the
+   * promoted replica once every remaining node names it the slots' master and has forgotten the
+   * killed one; the promoted node takes the killed one's place in {@link #nodes()} and {@link
+   * #uri()}, and has no replica until {@link #addReplica} gives it one. Clients learn the new
+   * topology by their own means (a redirect, a failed reconnect, a periodic refresh).
+   *
+   * @throws IllegalArgumentException if {@code master} is not one of {@link #nodes()} or has no replica
+   * @throws BatonException if the cluster does not settle within 30 s
+   */
+  public EmbeddedRedis failOver(EmbeddedRedis master) {
+    int index = nodes.indexOf(master);
+    if (index < 0) {
+      throw new IllegalArgumentException("redis-server " + master.host() + ":" + master.port()
+          + " is not a master of this cluster");
+    }
+    List<EmbeddedRedis> own = replicasOf(master);
+    if (own.isEmpty()) {
+      throw new IllegalArgumentException("redis-server " + master.host() + ":" + master.port()
+          + " has no replica to fail over to (see addReplica)");
+    }
+    EmbeddedRedis promoted = own.get(0);
+    String deadId = Resp.send(master, "CLUSTER", "MYID");
+    String promotedId = Resp.send(promoted, "CLUSTER", "MYID");
+    master.kill();
+    expectOk(Resp.send(promoted, "CLUSTER", "FAILOVER", "TAKEOVER"), promoted);
+    nodes.set(index, promoted);
+    replicas.remove(promoted);
+    masterOf.remove(promoted);
+    // Any other replica of the killed master follows the promoted one by itself.
+    masterOf.replaceAll((replica, itsMaster) -> itsMaster == master ? promoted : itsMaster);
+    String slots = firstSlot(index) + "-" + (firstSlot(index + 1) - 1);
+    long deadline = deadline();
+    List<EmbeddedRedis> live = all();
+    for (EmbeddedRedis node : live) {
+      awaitReply(node, table -> table.lines().anyMatch(line -> line.startsWith(promotedId)
+          && line.contains("master") && line.endsWith(slots)), deadline, "CLUSTER", "NODES");
+    }
+    // Else the survivors keep gossiping about the dead node, and count it among the known nodes.
+    for (EmbeddedRedis node : live) {
+      String reply = Resp.send(node, "CLUSTER", "FORGET", deadId);
+      if (!"OK".equals(reply) && !reply.contains("Unknown node")) {
+        throw new BatonException("redis-server " + node.host() + ":" + node.port() + " refused to forget the"
+            + " killed master " + deadId + ": " + reply);
+      }
+    }
+    for (EmbeddedRedis node : live) {
+      awaitReply(node, info -> info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + live.size()),
+          deadline, "CLUSTER", "INFO");
+    }
+    master.close();
+    return promoted;
   }
 
   private List<EmbeddedRedis> all() {
@@ -106,7 +175,7 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 
   /** The masters, in slot order: node {@code i} serves the {@code i}-th even share of the slots. */
   public List<EmbeddedRedis> nodes() {
-    return nodes;
+    return List.copyOf(nodes);
   }
 
   /** {@code redis-cluster://127.0.0.1:port1,127.0.0.1:port2,...}: every node as a seed. */

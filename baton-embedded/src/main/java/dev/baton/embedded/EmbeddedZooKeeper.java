@@ -142,6 +142,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
       config.setProperty("admin.enableServer", "false");
       config.setProperty("4lw.commands.whitelist", "*");
       config.setProperty("maxClientCnxns", "0");
+    // ZooKeeper keeps this setting in a static field: unsaid, a server takes the one of the JVM's
+    // last configured server, and after an ensemble member's (false) a standalone one will not start.
+    config.setProperty("standaloneEnabled", "true");
       ZooKeeperServerEmbedded server;
       try {
         server = ZooKeeperServerEmbedded.builder()
@@ -155,8 +158,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (temporary) {
           deleteRecursively(dir);
         }
+        // ZooKeeper's configuration errors say only which file; the reason is their cause.
+        String reason = e.getCause() != null && e.getCause() != e ? e.getMessage() + ": " + e.getCause() : e.getMessage();
         throw new BatonException(
-            "Cannot start embedded ZooKeeper on " + host + ":" + chosen + " (data in " + dir + "): " + e.getMessage(), e);
+            "Cannot start embedded ZooKeeper on " + host + ":" + chosen + " (data in " + dir + "): " + reason, e);
       }
       return new EmbeddedZooKeeper(server, host, chosen, dir, temporary);
     }

@@ -65,7 +65,7 @@ class EmbeddedRedisTest {
   }
 
   @Test
-  void aCluster_ofThreeMasters_coversEverySlot_redirectsAKeyToItsMaster_andTakesAReplica() throws Exception {
+  void aCluster_ofThreeMasters_coversEverySlot_redirectsAKeyToItsMaster_andTakesAReplica_thatTakesOver() throws Exception {
     try (EmbeddedRedisCluster cluster = EmbeddedRedis.cluster(3)) {
       assertThat(cluster.nodes()).hasSize(3);
       for (EmbeddedRedis node : cluster.nodes()) {
@@ -85,6 +85,19 @@ class EmbeddedRedisTest {
       assertThat(Resp.send(cluster.nodes().get(0), "CLUSTER", "INFO")).contains("cluster_known_nodes:4");
       assertThat(cluster.uri()).isEqualTo("redis-cluster://" + cluster.nodes().stream()
           .map(n -> n.host() + ":" + n.port()).collect(java.util.stream.Collectors.joining(",")));
+
+      assertThat(cluster.failOver(owner)).isSameAs(replica);
+      assertThat(owner.isRunning()).isFalse();
+      assertThat(cluster.nodes().get(2)).isSameAs(replica);
+      assertThat(cluster.nodeForSlot(12182)).isSameAs(replica);
+      assertThat(cluster.replicas()).isEmpty();
+      assertThat(Resp.send(replica, "GET", "foo")).isEqualTo("bar");
+      assertThat(Resp.send(cluster.nodes().get(0), "SET", "foo", "baz"))
+          .isEqualTo("MOVED 12182 " + replica.host() + ":" + replica.port());
+      assertThat(Resp.send(cluster.nodes().get(0), "CLUSTER", "INFO")).contains("cluster_state:ok", "cluster_known_nodes:3");
+      // The promoted master takes a replica of its own, so it can fail over again.
+      EmbeddedRedis second = cluster.addReplica(replica);
+      assertThat(cluster.replicasOf(replica)).containsExactly(second);
     }
   }
 }

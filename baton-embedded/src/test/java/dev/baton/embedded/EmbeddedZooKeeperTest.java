@@ -10,6 +10,7 @@ import dev.baton.lock.Mutex;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,19 @@ class EmbeddedZooKeeperTest {
       assertThat(first.isValid()).isFalse();
       assertThat(second.isValid()).isTrue();
       second.close();
+    }
+  }
+
+  /** An ensemble member configured earlier in the JVM (a test's, say) leaves ZooKeeper's static standaloneEnabled false. */
+  @Test
+  void startsAfterAnEnsembleMemberWasConfiguredInTheSameJvm() {
+    boolean before = QuorumPeerConfig.isStandaloneEnabled();
+    QuorumPeerConfig.setStandaloneEnabled(false);
+    try (EmbeddedZooKeeper other = EmbeddedZooKeeper.builder().tickTime(Duration.ofMillis(100)).forceSync(false).start();
+         Baton client = Baton.connect(other.connectString())) {
+      assertThat(client.mutex("/smoke/standalone").tryAcquire(Duration.ZERO)).isPresent();
+    } finally {
+      QuorumPeerConfig.setStandaloneEnabled(before);
     }
   }
 }

@@ -126,7 +126,8 @@ public final class JdbcBaton implements Coordinator {
    *   <li><b>Caching</b> ({@link MutexOptions#withCaching}): after a release with no local waiter,
    *       the row stays this client's for up to {@code idle} (renewed as if held), so the next
    *       acquisition costs no statement. {@link Mutex#holder()} on this object shows the cached
-   *       row with {@link LockOwner#cached()} set. Another client that asks for the row is refused
+   *       row with {@link LockOwner#cached()} set; while a thread holds it, it shows that tenure's
+   *       token, and other clients see the row's, the last of the block the grant reserved. Another client that asks for the row is refused
    *       and marks it wanted; on PostgreSQL its refusal notifies this client, which gives the row
    *       up at once (or at the release, if a thread holds it). <b>On MySQL there is no notify</b>:
    *       the other client waits until the cache has been idle for {@code idle}, or until the
@@ -149,18 +150,21 @@ public final class JdbcBaton implements Coordinator {
    * @throws IllegalArgumentException as {@link #mutex(String)}
    * @throws NullPointerException if {@code options} is null
    */
+  @Override
   public Mutex mutex(String name, MutexOptions options) {
     Objects.requireNonNull(options, "options");
     checkName(name, "lock");
     session.checkOpen();
     if (!options.lockDelay().isZero()) {
-      throw new UnsupportedOperationException("Lock-delay is not available on the " + backend()
-          + " backend: MutexOptions.withLockDelay needs a record of a lost holder that the lock table does not keep");
+      throw new UnsupportedOperationException("The " + backend() + " backend has no lock-delay"
+          + " (MutexOptions.withLockDelay): it needs a record of a lost holder that the lock table does not keep");
     }
     if (options.sharesNode() && !session.dialect().reservesTokens()) {
-      throw new UnsupportedOperationException("MutexOptions." + (options.localHandOvers() > 0 ? "withLocalHandOver"
-          : "withCaching") + " is not available on the " + backend() + " backend in ShedLock's table layout,"
-          + " which has no per-row token to reserve a block of; build a JdbcBaton without shedLockTable for it");
+      throw new UnsupportedOperationException("The " + backend() + " backend has no "
+          + (options.localHandOvers() > 0 ? "local hand-over (MutexOptions.withLocalHandOver)"
+              : "lock caching (MutexOptions.withCaching)")
+          + " in ShedLock's table layout, which has no per-row token to reserve a block of;"
+          + " build a JdbcBaton without shedLockTable for it");
     }
     return new JdbcMutex(session, name, options);
   }

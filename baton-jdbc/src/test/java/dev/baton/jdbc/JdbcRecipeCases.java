@@ -32,33 +32,17 @@ import org.junit.jupiter.api.Test;
  * that says how to reach a fresh one (the conformance suite covers the locks on PostgreSQL; these
  * cases cover MariaDB too, and the counter, which has no contract class yet).
  */
-abstract class JdbcRecipeCases {
+abstract class JdbcRecipeCases extends JdbcClientCases {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private final List<AutoCloseable> toClose = new ArrayList<>();
   private final ExecutorService threads = Executors.newCachedThreadPool();
-  private JdbcBaton.Builder current;
 
-  /** A builder on a fresh, empty database of the server under test. */
-  protected abstract JdbcBaton.Builder freshBuilder();
-
-  /** Runs {@code sql} on the database {@link #freshBuilder()} picked. */
-  protected abstract void runSql(String sql);
-
-  protected JdbcBaton client() {
-    if (current == null) {
-      current = freshBuilder();
-    }
-    Duration ttl = Duration.ofSeconds(10);
-    JdbcBaton baton = current.leaseTtl(ttl).renewEvery(ttl.dividedBy(3)).createSchema(true).build();
-    toClose.add(baton);
-    return baton;
+  @Override
+  protected Duration leaseTtl() {
+    return Duration.ofSeconds(10);
   }
 
   @AfterEach
-  void closeClients() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
+  void stopThreads() {
     threads.shutdownNow();
   }
 
@@ -219,7 +203,7 @@ abstract class JdbcRecipeCases {
     Lease lease = baton.semaphore("/semaphores/lost", 1).acquire(WAIT);
     String ran = baton.guarded(lease, c -> "ran");
     assertThat(ran).as("guarded work while the row is held").isEqualTo("ran");
-    runSql("DELETE FROM baton_semaphore WHERE owner <> ''");
+    run("DELETE FROM baton_semaphore WHERE owner <> ''");
     await().atMost(WAIT).until(() -> lease.state() == LeaseState.LOST);
     assertThatThrownBy(() -> baton.guarded(lease, c -> "ran")).isInstanceOf(dev.baton.lock.LeaseLostException.class);
     Lease next = client().semaphore("/semaphores/lost", 1).acquire(WAIT);
@@ -345,9 +329,8 @@ abstract class JdbcRecipeCases {
   @Test
   void missingRecipeTable_isNamed_withItsDdl() {
     JdbcBaton made = client();
-    runSql("DROP TABLE baton_semaphore");
-    JdbcBaton baton = current.createSchema(false).build();
-    toClose.add(baton);
+    run("DROP TABLE baton_semaphore");
+    JdbcBaton baton = track(builder().createSchema(false).build());
     assertThat(baton.mutex("still-fine").tryAcquire(Duration.ZERO)).as("the mutex needs only its own table").isPresent();
     assertThatThrownBy(() -> baton.semaphore("/s", 1)).isInstanceOf(JdbcSchemaException.class)
         .satisfies(e -> {

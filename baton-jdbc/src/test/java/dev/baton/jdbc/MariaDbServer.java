@@ -1,5 +1,7 @@
 package dev.baton.jdbc;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,7 +26,7 @@ import java.util.stream.Stream;
  * the same data and port ({@link #restart()}), and stopped when the JVM exits. Each test takes a
  * fresh database ({@link #newDatabase()}). {@link #missing()} names what is not installed, for a JUnit assumption.
  */
-public final class MariaDbServer {
+public final class MariaDbServer implements SqlTestServer {
   private static final List<String> SERVER = List.of("mariadbd", "mysqld");
   private static final List<String> INSTALL = List.of("mariadb-install-db", "mysql_install_db");
   private static MariaDbServer shared;
@@ -77,6 +79,7 @@ public final class MariaDbServer {
    * Stops the server (a clean shutdown: every connection is dropped, committed rows are kept) and
    * starts it again on the same data directory and port; returns once it serves again.
    */
+  @Override
   public synchronized void restart() {
     stopProcess();
     try {
@@ -123,6 +126,12 @@ public final class MariaDbServer {
         .findFirst();
   }
 
+  /** The shared server; where none is installed, skips the test with an assumption naming what is missing. */
+  public static MariaDbServer sharedOrSkip() {
+    assumeTrue(missing().isEmpty(), () -> missing().orElse(""));
+    return shared();
+  }
+
   public static synchronized MariaDbServer shared() {
     if (shared == null) {
       try {
@@ -165,20 +174,24 @@ public final class MariaDbServer {
     }
   }
 
+  @Override
   public int port() {
     return port;
   }
 
+  @Override
   public String url(String database) {
     return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root";
   }
 
+  @Override
   public String newDatabase() {
     String name = "t" + databases.incrementAndGet();
     run("mysql", "CREATE DATABASE " + name);
     return name;
   }
 
+  @Override
   public void run(String database, String... sql) {
     try (Connection c = DriverManager.getConnection(url(database)); Statement s = c.createStatement()) {
       for (String q : sql) {

@@ -8,7 +8,7 @@ import javax.sql.DataSource;
  * binaries on a free loopback port, restartable on the same data. Each test takes a fresh
  * database ({@link #newDatabase()}).
  */
-public final class PostgresServer {
+public final class PostgresServer implements SqlTestServer {
   private static PostgresServer shared;
   private final EmbeddedPostgreSql server;
 
@@ -24,10 +24,12 @@ public final class PostgresServer {
   }
 
   /** Stops the server and starts it again on the same data and port. */
+  @Override
   public void restart() {
     server.restart();
   }
 
+  @Override
   public int port() {
     return server.port();
   }
@@ -37,11 +39,16 @@ public final class PostgresServer {
     return server.url(database, extra);
   }
 
+  @Override
+  public String url(String database) {
+    return url(database, "");
+  }
+
   public DataSource dataSource(String database) {
     return server.dataSource(database);
   }
 
-  /** A new, empty database. */
+  @Override
   public String newDatabase() {
     return server.newDatabase();
   }
@@ -51,6 +58,7 @@ public final class PostgresServer {
     server.admin(sql);
   }
 
+  @Override
   public void run(String database, String... sql) {
     server.run(database, sql);
   }

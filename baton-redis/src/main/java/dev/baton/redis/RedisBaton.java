@@ -23,6 +23,7 @@ import dev.baton.leader.LeaderSelector;
 import dev.baton.leader.LeaderTask;
 import dev.baton.lock.MultiLock;
 import dev.baton.lock.Mutex;
+import dev.baton.lock.MutexOptions;
 import dev.baton.lock.ReadWriteLock;
 import dev.baton.lock.Semaphore;
 import java.time.Duration;
@@ -121,6 +122,31 @@ public final class RedisBaton implements Coordinator {
   @Override
   public Mutex mutex(String name) {
     return mutex(name, RedisMutexOptions.defaults());
+  }
+
+  /**
+   * A mutex on {@code name} with the backend-neutral {@code options}: local hand-over ({@link
+   * MutexOptions#withLocalHandOver}) as {@link RedisMutexOptions} describes it, in the plain
+   * layout. Connection loss and timeouts as {@link #mutex(String)}.
+   *
+   * @throws UnsupportedOperationException for caching, which a Redis lock cannot keep without a
+   *     way to learn at once that another client wants it, and for lock-delay, which needs a record
+   *     of a lost holder that the lock's key does not keep
+   * @throws IllegalArgumentException as {@link #mutex(String)}
+   * @throws NullPointerException if {@code options} is null
+   */
+  @Override
+  public Mutex mutex(String name, MutexOptions options) {
+    Objects.requireNonNull(options, "options must not be null");
+    if (!options.cacheIdle().isZero()) {
+      throw new UnsupportedOperationException("The " + backend() + " backend has no lock caching"
+          + " (MutexOptions.withCaching); local hand-over (MutexOptions.withLocalHandOver) it has");
+    }
+    if (!options.lockDelay().isZero()) {
+      throw new UnsupportedOperationException("The " + backend() + " backend has no lock-delay"
+          + " (MutexOptions.withLockDelay): the lock's key keeps no record of a lost holder");
+    }
+    return mutex(name, RedisMutexOptions.defaults().withLocalHandOver(options.localHandOvers()));
   }
 
   /** A mutex on {@code name} kept as {@code options} say; see {@link #mutex(String)}. */
@@ -305,8 +331,8 @@ public final class RedisBaton implements Coordinator {
    * A counting semaphore on {@code name} with {@code permits} permits, in Redisson's {@code
    * RPermitExpirableSemaphore} layout: the count of available permits in the key {@code name} (set to
    * {@code permits}, less those held, by the first acquisition that finds none), each permit held in
-   * {@code {name}:timeout} scored by when it expires, releases published on {@code redisson_sc:{name}};
-   * Baton and Redisson clients share the permits. Cheap: no request is sent until it is used.
+   * {@code {name}:timeout} scored by when it expires, the count of permits left free published on
+   * {@code redisson_sc:{name}}; Baton and Redisson clients share the permits. Cheap: no request is sent until it is used.
    *
    * <ul>
    *   <li><b>Permits expire with their holder</b>: each lease's permits are renewed while it is held
@@ -317,11 +343,16 @@ public final class RedisBaton implements Coordinator {
    *   <li><b>Order</b>: first come first served among Baton's clients (a queue beside the count; the
    *       first in line is served first, even when a later waiter asks for fewer permits). Redisson's
    *       clients do not queue and may come first.
-   *   <li><b>Waiting</b> costs no thread and no polling: waiters hear releases on the channel (each
-   *       wakes one waiter per client, which hands the wake-up on to the first in line if that is of
-   *       its client) and re-check every third of the {@link Builder#waiterLease waiter lease}; a
-   *       timeout, a cancel or an interrupt leaves nothing behind. While the connection is down, waiters keep their place
-   *       for the waiter lease and try again once it is back.
+   *   <li><b>Waiting</b> costs no thread and no polling: a release (or a waiter's withdrawal) grants
+   *       the permits it frees to the first in line in the same script and tells it on {@code
+   *       baton_sem_grant:{name}}, so the waiter sends nothing to take them; Redisson's releases, heard
+   *       on Redisson's channel, wake one waiter per client, which hands the wake-up on to the first in
+   *       line if that is of its client. Waiters re-check every third of the {@link Builder#waiterLease
+   *       waiter lease}; a timeout, a cancel or an interrupt leaves nothing behind (permits granted to
+   *       a waiter that has just given up are given back; permits granted to a waiter whose client
+   *       died expire with that client's lease TTL). While the connection is down, waiters keep their
+   *       place for the waiter lease and try again once it is back (a grant told while it was down is
+   *       found then).
    *   <li>Every grant draws a fencing token from {@code baton_sem_token:{name}}, growing as the
    *       mutex's do. Clients must agree on {@code permits}: the count is set once and not adjusted.
    *       Expiry of a permit is judged by the server's clock here, by Redisson's client clock there.

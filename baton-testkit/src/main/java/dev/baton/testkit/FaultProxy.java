@@ -35,6 +35,10 @@ import java.util.stream.Collectors;
  *       connections are accepted but never forwarded. Nobody is told anything: the client's read
  *       timeout fires ({@code Disconnected}) and, held longer than the session timeout, the
  *       server expires the session.</li>
+ *   <li>{@link #muteClient()}: what the client sends is dropped, while what the server sends still
+ *       reaches the client, on open connections and new ones. The server hears nothing more from
+ *       the client, which keeps hearing the server's answers already on their way and its watch
+ *       events: a client that stays silent however much it is told.</li>
  *   <li>{@link #delay(Duration)}: every chunk read in either direction is written that much later;
  *       byte order is preserved. Combines with the other faults.</li>
  * </ul>
@@ -51,7 +55,7 @@ public final class FaultProxy implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MS = 2_000;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
 
-    private enum Mode { FORWARD, CUT, BLACKHOLE }
+    private enum Mode { FORWARD, CUT, BLACKHOLE, MUTE_CLIENT }
 
     private final InetSocketAddress target;
     private final ServerSocket listener;
@@ -60,6 +64,8 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Connection> connections = new HashSet<>(); // guarded by lock
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicLong connectionIds = new AtomicLong();
+    private final AtomicLong bytesToClients = new AtomicLong();
+    private final AtomicLong clientBytesDropped = new AtomicLong();
     private Mode mode = Mode.FORWARD; // guarded by lock
     private boolean closed; // guarded by lock
     private volatile long delayNanos;
@@ -135,6 +141,30 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /**
+     * Drops every byte the clients send, on the current connections and new ones, while the
+     * server's bytes still reach them, until {@link #restore()} (or another fault). When this
+     * returns, no byte of a client will reach the server. {@link #clientBytesDropped()} tells when
+     * a client has tried to say something; {@link #bytesToClients()} when the server has.
+     */
+    public void muteClient() {
+        synchronized (lock) {
+            requireOpen();
+            mode = Mode.MUTE_CLIENT;
+            connections.forEach(Connection::muteClient);
+        }
+    }
+
+    /** Bytes written to clients since the proxy started, whatever the fault. */
+    public long bytesToClients() {
+        return bytesToClients.get();
+    }
+
+    /** Bytes the clients sent that were dropped by {@link #muteClient()}. */
+    public long clientBytesDropped() {
+        return clientBytesDropped.get();
+    }
+
+    /**
      * Makes every chunk read from now on, in either direction, wait {@code latency} before it is
      * written; {@link Duration#ZERO} removes the delay. Chunks already waiting keep their time,
      * so bytes are never reordered.
@@ -150,9 +180,9 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /**
-     * Back to plain forwarding for new connections: no cut, no blackhole, no delay. Connections
-     * that were blackholed are closed, since bytes were lost from their streams; ZooKeeper
-     * clients reconnect by themselves.
+     * Back to plain forwarding for new connections: no cut, no blackhole, no mute, no delay.
+     * Connections that were blackholed or muted are closed, since bytes were lost from their
+     * streams; ZooKeeper clients reconnect by themselves.
      */
     public void restore() {
         synchronized (lock) {
@@ -160,7 +190,7 @@ public final class FaultProxy implements AutoCloseable {
             mode = Mode.FORWARD;
             delayNanos = 0;
             connections.stream()
-                    .filter(c -> c.blackholed)
+                    .filter(c -> c.blackholed || c.clientMuted)
                     .collect(Collectors.toList())
                     .forEach(Connection::close);
         }
@@ -258,6 +288,8 @@ public final class FaultProxy implements AutoCloseable {
             }
             if (mode == Mode.BLACKHOLE) {
                 connection.blackhole();
+            } else if (mode == Mode.MUTE_CLIENT) {
+                connection.muteClient();
             }
             connections.add(connection);
             connection.start();
@@ -296,6 +328,7 @@ public final class FaultProxy implements AutoCloseable {
         private final AtomicBoolean closed = new AtomicBoolean();
         private final List<Direction> directions = new ArrayList<>();
         volatile boolean blackholed;
+        volatile boolean clientMuted;
 
         Connection(long id, Socket client, Socket upstream) {
             this.id = id;
@@ -318,6 +351,10 @@ public final class FaultProxy implements AutoCloseable {
 
         void blackhole() {
             blackholed = true;
+        }
+
+        void muteClient() {
+            clientMuted = true;
         }
 
         void close() {
@@ -378,6 +415,10 @@ public final class FaultProxy implements AutoCloseable {
                     if (to == null || connection.blackholed) {
                         continue; // dropped; a blackhole answers nothing
                     }
+                    if (!fromUpstream && connection.clientMuted) {
+                        clientBytesDropped.addAndGet(read);
+                        continue;
+                    }
                     queue.add(new Chunk(System.nanoTime() + delayNanos,
                             Arrays.copyOf(buffer, read)));
                 }
@@ -415,9 +456,17 @@ public final class FaultProxy implements AutoCloseable {
                     if (wait > 0) {
                         TimeUnit.NANOSECONDS.sleep(wait);
                     }
-                    if (!connection.blackholed) {
-                        out.write(chunk.bytes);
-                        out.flush();
+                    if (connection.blackholed) {
+                        continue;
+                    }
+                    if (!fromUpstream && connection.clientMuted) {
+                        clientBytesDropped.addAndGet(chunk.bytes.length);
+                        continue; // read before the mute, held back by a delay
+                    }
+                    out.write(chunk.bytes);
+                    out.flush();
+                    if (fromUpstream) {
+                        bytesToClients.addAndGet(chunk.bytes.length);
                     }
                 }
             } catch (InterruptedException e) {

@@ -100,6 +100,32 @@ class FaultProxyTest {
     }
 
     @Test
+    void muteClient_theServerHearsNothing_butTheClientStillHearsWatchEvents() throws Exception {
+        try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
+                RecordingClient direct = RecordingClient.connect(cluster.connectString(), LONG_SESSION);
+                RecordingClient client = RecordingClient.connect(proxy.connectString(), LONG_SESSION)) {
+            direct.zk().create("/muted", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+            List<String> events = new CopyOnWriteArrayList<>();
+            client.zk().exists("/muted", event -> events.add(event.getType() + " " + event.getPath()));
+
+            proxy.muteClient();
+            AtomicInteger answers = new AtomicInteger();
+            client.zk().create("/muted-client", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL,
+                    (rc, path, ctx, name) -> answers.incrementAndGet(), null);
+            await().atMost(Duration.ofSeconds(5)).until(() -> proxy.clientBytesDropped() > 0);
+            long heardBefore = proxy.bytesToClients();
+            direct.zk().delete("/muted", -1);
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.contains("NodeDeleted /muted"));
+            assertThat(proxy.bytesToClients()).isGreaterThan(heardBefore);
+            assertThat(direct.zk().exists("/muted-client", false)).as("the muted client's create").isNull();
+            assertThat(answers.get()).isZero();
+            assertThat(client.count(KeeperState.Disconnected)).isZero();
+            proxy.restore();
+        }
+    }
+
+    @Test
     void blackhole_newConnectionIsAcceptedButGetsNoAnswer() throws Exception {
         try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
             proxy.blackhole();

@@ -3,6 +3,7 @@ package dev.baton.bench.chaos;
 import dev.baton.contract.ZooKeeperBackend;
 import dev.baton.jdbc.contract.PostgresBackend;
 import dev.baton.redis.contract.RedisBackend;
+import dev.baton.redis.contract.RedisClusterFailoverBackend;
 import dev.baton.redis.contract.RedisFailoverBackend;
 import dev.baton.testkit.contract.ContractBackend;
 import dev.baton.testkit.contract.ContractBackendExtension;
@@ -12,6 +13,7 @@ import java.util.Locale;
 /**
  * A backend for the chaos command: the conformance suite's own fixture of that store ({@code
  * ZooKeeperBackend}, {@code RedisBackend}, {@code PostgresBackend}, {@code RedisFailoverBackend},
+ * {@code RedisClusterFailoverBackend},
  * from the backend modules' test jars), so that the command's report and the build's are made by
  * the same servers, clients and faults. The fixtures are JUnit extensions only in that the contract
  * tests register them as such: here their callbacks are called by hand, with no extension context,
@@ -22,9 +24,10 @@ final class ChaosBackend implements AutoCloseable {
   static final List<String> NAMES = List.of("zookeeper", "redis", "postgresql");
   /**
    * The names {@code --backend} takes besides: Redis with an append-only file synced on every write
-   * (restarts keep the counter), and Redis with a replica and Sentinel that fails over.
+   * (restarts keep the counter), Redis with a replica and Sentinel that fails over, and a Redis
+   * Cluster whose masters fail over to their replicas.
    */
-  static final List<String> VARIANTS = List.of("redis-aof", "redis-failover");
+  static final List<String> VARIANTS = List.of("redis-aof", "redis-failover", "redis-cluster-failover");
 
   private final String name;
   private final ContractBackend fixture;
@@ -45,6 +48,10 @@ final class ChaosBackend implements AutoCloseable {
     this(name, fixture, () -> fixture.beforeEach(null), () -> fixture.afterEach(null));
   }
 
+  private ChaosBackend(String name, RedisClusterFailoverBackend fixture) {
+    this(name, fixture, () -> fixture.beforeEach(null), () -> fixture.afterEach(null));
+  }
+
   private ChaosBackend(String name, ContractBackend fixture, Runnable start, Runnable stop) {
     this.name = name;
     this.fixture = fixture;
@@ -61,6 +68,7 @@ final class ChaosBackend implements AutoCloseable {
       case "postgresql" -> new ChaosBackend(key, new PostgresBackend());
       case "redis-aof" -> new ChaosBackend(key, RedisBackend.persistent());
       case "redis-failover" -> new ChaosBackend(key, new RedisFailoverBackend());
+      case "redis-cluster-failover" -> new ChaosBackend(key, new RedisClusterFailoverBackend());
       default -> throw new IllegalArgumentException("--backend '" + name + "' is none of " + NAMES + ", " + VARIANTS
           + " or all");
     };

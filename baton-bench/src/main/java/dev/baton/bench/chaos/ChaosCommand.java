@@ -32,12 +32,14 @@ import java.util.Locale;
  */
 public final class ChaosCommand {
   static final String USAGE = """
-      usage: baton-bench chaos --backend zookeeper|redis|postgresql|redis-aof|redis-failover|all[,...] [--duration 60s]
-                               [--seed N] [--report FILE]
+      usage: baton-bench chaos --backend zookeeper|redis|postgresql|redis-aof|redis-failover|redis-cluster-failover|all[,...]
+                               [--duration 60s] [--seed N] [--report FILE]
         --backend   the store(s) to run against, each on an embedded server this command starts;
                     several run one after another, each with the same seed; all is the first three;
                     redis-aof: Redis with an append-only file synced on every write (restarts keep data);
                     redis-failover: a master, a replica and Sentinel, failing over to the lagging replica
+                    redis-cluster-failover: a Redis Cluster of three masters with a replica each, a
+                    master killed and its lagging replica promoted (CLUSTER FAILOVER TAKEOVER)
         --duration  how long faults strike each backend (90s, 10m, PT1H...; default 60s)
         --seed      the seed of the fault schedule and the workloads (default 20261126)
         --report    the Markdown file to write (default chaos-<backends>-<seed>.md here)""";

@@ -39,10 +39,12 @@ class ChaosCommandTest {
 
   @Test
   void parse_takesTheRedisVariants_whichAllLeavesOut() {
-    ChaosCommand.Options options = ChaosCommand.parse(new String[] {"--backend", "redis-aof,redis-failover"});
-    assertEquals(List.of("redis-aof", "redis-failover"), options.backends());
+    ChaosCommand.Options options = ChaosCommand.parse(
+        new String[] {"--backend", "redis-aof,redis-failover,redis-cluster-failover"});
+    assertEquals(List.of("redis-aof", "redis-failover", "redis-cluster-failover"), options.backends());
     assertEquals("redis-failover", ChaosBackend.named("redis-failover").name());
     assertTrue(ChaosBackend.named("redis-failover").fixture().canFailOver());
+    assertTrue(ChaosBackend.named("redis-cluster-failover").fixture().canFailOver());
     assertTrue(ChaosBackend.named("redis-aof").fixture().features().contains(
         dev.baton.testkit.contract.Feature.COUNTER));
   }

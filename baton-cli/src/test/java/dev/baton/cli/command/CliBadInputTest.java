@@ -50,9 +50,11 @@ class CliBadInputTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.standalone();
+    // A session the server grants as asked: at the testkit's 2 s, the raw client's session expired
+    // on a loaded machine between two cases.
+    cluster = StandaloneZooKeeper.startServer();
     CountDownLatch connected = new CountDownLatch(1);
-    raw = new ZooKeeper(cluster.connectString(), 10_000, event -> {
+    raw = new ZooKeeper(cluster.connectString(), Integer.parseInt(StandaloneZooKeeper.MAX_SESSION_TIMEOUT_MS), event -> {
       if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
         connected.countDown();
       }

@@ -82,11 +82,11 @@ class ConfigReleaseCommandsTest extends StandaloneZooKeeper {
          ConfigCenter other = ConfigCenter.open(baton, "/cli-gray",
              ConfigOptions.defaults().withInstance("web-7", Map.of("zone", "us-1")))) {
       assertThat(cli("config", "set", "/cli-gray", "feature/x", "off").exitCode()).isZero();
-      org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").isPresent() && other.get("feature/x").isPresent());
+      org.awaitility.Awaitility.await().atMost(WAIT).until(() -> canary.get("feature/x").isPresent() && other.get("feature/x").isPresent());
 
       Cli.Run set = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--labels", "zone=eu-1");
       assertThat(set.exitCode()).as(set.err()).isZero();
-      org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("on"));
+      org.awaitility.Awaitility.await().atMost(WAIT).until(() -> canary.get("feature/x").orElse("").equals("on"));
       assertThat(other.get("feature/x")).hasValue("off");
       Cli.Run reach = cli("config", "gray", "reach", "/cli-gray", "feature/x", "--json");
       assertThat(reach.exitCode()).as(reach.err()).isZero();
@@ -98,14 +98,14 @@ class ConfigReleaseCommandsTest extends StandaloneZooKeeper {
       assertThat(canary.gray("feature/x").orElseThrow().rule().labels()).containsEntry("zone", "eu-1");
 
       assertThat(cli("config", "gray", "abort", "/cli-gray", "feature/x").exitCode()).isZero();
-      org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("off"));
+      org.awaitility.Awaitility.await().atMost(WAIT).until(() -> canary.get("feature/x").orElse("").equals("off"));
 
       Cli.Run toWeb = cli("config", "gray", "set", "/cli-gray", "feature/x", "on", "--ids", "web-7");
       assertThat(toWeb.exitCode()).as(toWeb.err()).isZero();
-      org.awaitility.Awaitility.await().until(() -> other.get("feature/x").orElse("").equals("on"));
+      org.awaitility.Awaitility.await().atMost(WAIT).until(() -> other.get("feature/x").orElse("").equals("on"));
       Cli.Run promote = cli("config", "gray", "promote", "/cli-gray", "feature/x");
       assertThat(promote.exitCode()).as(promote.err()).isZero();
-      org.awaitility.Awaitility.await().until(() -> canary.get("feature/x").orElse("").equals("on"));
+      org.awaitility.Awaitility.await().atMost(WAIT).until(() -> canary.get("feature/x").orElse("").equals("on"));
 
       Cli.Run nothing = cli("config", "gray", "abort", "/cli-gray", "feature/x");
       assertThat(nothing.exitCode()).isEqualTo(BatonCommand.FAILURE);

@@ -175,7 +175,7 @@ class RecipeCommandsTest extends StandaloneZooKeeper {
     Path pidFile = dir.resolve("child.pid");
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0))) {
       CompletableFuture<Cli.Run> join = CompletableFuture.supplyAsync(() -> Cli.run("election", "join",
-          "/cli-election/c", "--connect", proxy.connectString(), "--grace", "1s", "--",
+          "/cli-election/c", "--connect", proxy.connectString(), "--session-timeout", "2s", "--grace", "1s", "--",
           "bash", "-c", "sleep 300 & echo $! > '" + pidFile + "'; wait"));
       await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
       long child = Long.parseLong(Files.readString(pidFile).trim());

@@ -79,18 +79,18 @@ class ServiceCliTest extends StandaloneZooKeeper {
         "--port", "8080", "--id", "o-1", "--weight", "3", "--zone", "eu-1",
         "--health", "http://127.0.0.1:" + server.getAddress().getPort() + "/health", "--health-interval", "100ms");
     try (ServiceRegistry registry = ServiceRegistry.open(baton, "/cli33-reg")) {
-      await().until(() -> registry.instances("orders").size() == 1);
+      await().atMost(WAIT).until(() -> registry.instances("orders").size() == 1);
       ServiceInstance up = registry.instances("orders").get(0);
       assertThat(up.payload()).containsEntry("weight", 3).containsEntry("zone", "eu-1").containsEntry("health", "UP");
       assertThat(up.isEnabled()).isTrue();
 
       status.set(503);
-      await().until(() -> !registry.instances("orders").get(0).isEnabled());
+      await().atMost(WAIT).until(() -> !registry.instances("orders").get(0).isEnabled());
       assertThat(registry.instances("orders").get(0).payload()).containsEntry("health", "DOWN");
       status.set(200);
-      await().until(() -> registry.instances("orders").get(0).isEnabled());
+      await().atMost(WAIT).until(() -> registry.instances("orders").get(0).isEnabled());
       assertThat(register.stop()).as(register.err.toString()).isZero();
-      await().until(() -> registry.instances("orders").isEmpty());
+      await().atMost(WAIT).until(() -> registry.instances("orders").isEmpty());
     } finally {
       register.stops.forEach(CountDownLatch::countDown);
       server.stop(0);
@@ -103,10 +103,10 @@ class ServiceCliTest extends StandaloneZooKeeper {
     Registering register = new Registering("service", "register", "/cli33-tcp", "billing", "--address", "10.0.0.8",
         "--id", "b-1", "--health", "tcp://127.0.0.1:" + listening.getLocalPort(), "--health-interval", "100ms");
     try (ServiceRegistry registry = ServiceRegistry.open(baton, "/cli33-tcp")) {
-      await().until(() -> registry.instances("billing").size() == 1
+      await().atMost(WAIT).until(() -> registry.instances("billing").size() == 1
           && "UP".equals(registry.instances("billing").get(0).payload().get("health")));
       listening.close();
-      await().until(() -> !registry.instances("billing").get(0).isEnabled());
+      await().atMost(WAIT).until(() -> !registry.instances("billing").get(0).isEnabled());
     } finally {
       listening.close();
       assertThat(register.stop()).as(register.err.toString()).isZero();

@@ -169,7 +169,7 @@ class ConsoleServerTest extends StandaloneZooKeeper {
   @Test
   void aLostConnection_showsOnThePage_andTheConsoleRecovers() throws Exception {
     try (FaultProxy proxy = FaultProxy.start(cluster.address(0));
-         Baton client = Baton.builder().connectString(proxy.connectString()).build();
+         Baton client = Baton.builder().connectString(proxy.connectString()).sessionTimeout(Duration.ofSeconds(2)).build();
          ConsoleServer server = console(client, "/console-e", false)) {
       proxy.blackhole();
       await().atMost(Duration.ofSeconds(30)).until(() -> !get(server, "/api/state").get("connection").asText().equals("CONNECTED"));

@@ -3,6 +3,7 @@ package dev.baton.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.cli.command.Cli;
+import dev.baton.cli.command.StandaloneZooKeeper;
 import dev.baton.testkit.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class DemoCommandTest {
 
   @Test
   void withoutTheLockItRunsAndReports() {
-    try (TestCluster cluster = TestCluster.standalone()) {
+    try (TestCluster cluster = StandaloneZooKeeper.startServer()) {
       Cli.Run run = Cli.run("demo", "--no-lock", "--nodes", "2", "--buyers", "2", "--items", "100",
           "--connect", cluster.connectString());
 
@@ -59,7 +60,7 @@ class DemoCommandTest {
 
   @Test
   void casModeSellsEverythingOnceWithoutALockAndReportsConflicts() {
-    try (TestCluster cluster = TestCluster.standalone()) {
+    try (TestCluster cluster = StandaloneZooKeeper.startServer()) {
       Cli.Run run = Cli.run("demo", "--mode", "cas", "--nodes", "2", "--buyers", "2", "--items", "200",
           "--connect", cluster.connectString());
 

@@ -2,6 +2,7 @@ package dev.baton.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.cli.command.StandaloneZooKeeper;
 import dev.baton.testkit.TestCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -13,7 +14,7 @@ class FlashSaleTest {
 
   @BeforeAll
   static void start() {
-    cluster = TestCluster.standalone();
+    cluster = StandaloneZooKeeper.startServer(); // the sale's clients ask 30 s: a 2 s session expires under load
   }
 
   @AfterAll

@@ -290,7 +290,7 @@ public final class TreeSync<N> implements SessionObserver {
         TreeWatches.stopped(watched, serverPath, watchType);
       }
       watched = handle;
-      watcher = event -> onEvent(handle, event);
+      watcher = session.watching(event -> onEvent(handle, event));
       watchSet = false;
       TreeWatches.started(handle, serverPath, watchType);
     } else if (!reconnected && (loading || synced)) {

@@ -72,6 +72,7 @@ public final class HeldLock implements SessionObserver, Holding {
     this.serverNodePath = acquisition.serverNodePath();
     this.token = acquisition.token();
     session.addObserver(this);
+    session.holding(this);
     if (handle != session.handle() || handle.isExpired() || !session.state().isConnected()) {
       // The session changed between the grant and now: check against the state as it is.
       connectionStateChanged(session.state(), session.handle());
@@ -186,12 +187,12 @@ public final class HeldLock implements SessionObserver, Holding {
     if (state == LeaseState.RELEASED || state == LeaseState.LOST) {
       return;
     }
-    handle.zk().getData(serverNodePath, event -> {
+    handle.zk().getData(serverNodePath, session.watching(event -> {
       if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged
           || event.getType() == org.apache.zookeeper.Watcher.Event.EventType.DataWatchRemoved) {
         watchForRevocation(onRequest);
       }
-    }, (rc, nodePath, ctx, data, stat) -> {
+    }), (rc, nodePath, ctx, data, stat) -> {
       org.apache.zookeeper.KeeperException.Code code = org.apache.zookeeper.KeeperException.Code.get(rc);
       if (code == org.apache.zookeeper.KeeperException.Code.OK) {
         if (java.util.Arrays.equals(data, REVOCATION_REQUEST)) {
@@ -244,6 +245,9 @@ public final class HeldLock implements SessionObserver, Holding {
         return false;
       }
       state = next;
+    }
+    if (next == LeaseState.RELEASED || next == LeaseState.LOST) {
+      session.notHolding(this);
     }
     for (Subscription s : subscriptions) {
       Session.executeQuietly(s.executor(), () -> s.listener().stateChanged(s.lease(), next));

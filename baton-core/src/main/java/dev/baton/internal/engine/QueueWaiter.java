@@ -514,7 +514,7 @@ public final class QueueWaiter implements SessionObserver {
       return; // a retry that outlived the wait
     }
     Session.Handle sentOn = handle;
-    Watcher watcher = event -> onBlockerEvent(sentOn, blocker, event);
+    Watcher watcher = session.watching(event -> onBlockerEvent(sentOn, blocker, event));
     watching.put(blocker, watcher);
     sentOn.zk().getData(nodePath(blocker), watcher, (rc, path, ctx, bytes, stat) -> {
       synchronized (this) {

@@ -354,11 +354,11 @@ final class Cohort implements SessionObserver, HeldLock.NodeKeeper {
    */
   private void watchOthers(QueueWaiter.Acquisition kept) {
     String ours = ZkPaths.name(kept.serverNodePath());
-    Watcher watcher = (WatchedEvent event) -> {
+    Watcher watcher = session.watching((WatchedEvent event) -> {
       if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
         othersQueued(kept);
       }
-    };
+    });
     kept.handle().zk().getChildren(serverPath, watcher, (rc, p, ctx, children) -> {
       if (Code.get(rc) != Code.OK) {
         othersQueued(kept); // cannot tell: give the cache up rather than keep others out

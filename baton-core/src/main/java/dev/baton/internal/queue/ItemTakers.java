@@ -126,7 +126,7 @@ final class ItemTakers implements SessionObserver {
   private final Session session;
   private final String serverPath;
   private final String serverClaims;
-  private final Watcher watcher = this::changed;
+  private final Watcher watcher;
   private final Outbox outbox = new Outbox();
 
   private final ArrayDeque<Taker> waiting = new ArrayDeque<>();
@@ -150,6 +150,7 @@ final class ItemTakers implements SessionObserver {
 
   ItemTakers(Session session, String serverPath) {
     this.session = session;
+    this.watcher = session.watching(this::changed);
     this.serverPath = serverPath;
     this.serverClaims = serverPath + "/" + ItemNodes.CLAIMS;
     this.heldBack = HeldBackItems.of(session);

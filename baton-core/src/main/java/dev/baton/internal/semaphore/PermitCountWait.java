@@ -31,7 +31,7 @@ final class PermitCountWait {
   private final int permits;
   private final Consumer<PermitCount.Verdict> onVerdict;
   private final Consumer<KeeperException> onError;
-  private final Watcher watcher = this::onChange;
+  private final Watcher watcher;
   private final AtomicBoolean stopped = new AtomicBoolean();
   private int retries; // touched on the event thread only
 
@@ -39,6 +39,7 @@ final class PermitCountWait {
   PermitCountWait(Session session, Session.Handle handle, String leasesPath, Set<String> ours, int permits,
       Consumer<PermitCount.Verdict> onVerdict, Consumer<KeeperException> onError) {
     this.session = session;
+    this.watcher = session.watching(this::onChange);
     this.handle = handle;
     this.leasesPath = leasesPath;
     this.ours = ours;

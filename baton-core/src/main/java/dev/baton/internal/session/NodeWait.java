@@ -108,7 +108,7 @@ public final class NodeWait implements SessionObserver {
   private void use(Session.Handle on) {
     handle = on;
     Session.Handle owner = on;
-    watcher = event -> onEvent(owner, event);
+    watcher = session.watching(event -> onEvent(owner, event));
     armed = false;
     PathWatches.started(on, serverPath);
   }

@@ -329,7 +329,7 @@ final class ZkRegistration implements Registration, SessionObserver {
   private Watcher watcherFor(Session.Handle on) {
     if (watcherOf != on) {
       watcherOf = on;
-      watcher = event -> nodeChanged(on, event);
+      watcher = session.watching(event -> nodeChanged(on, event));
     }
     return watcher;
   }

@@ -63,6 +63,25 @@ abstract class CheckQueue {
     startCheck(true);
   }
 
+  /**
+   * A lease of this client on the name ended, and its release marked the row for this client's
+   * waiters, which yield to another client: the next check comes when a release is heard, or after
+   * {@code yieldNanos} (on the back-off where releases are not heard), not at once.
+   */
+  void releasedYielding(long yieldNanos) {
+    synchronized (this) {
+      backoffNanos = MIN_BACKOFF_NANOS;
+    }
+    long retry = retryAfterRefusal(yieldNanos);
+    synchronized (this) {
+      if (!checking && hasWaiters()) {
+        schedule(retry);
+        return;
+      }
+    }
+    startCheck(true); // no waiter (left meanwhile) or a check in flight: as after any release
+  }
+
   /** Something may have changed (a notify, a release, a timer): check once, now or after the check in flight. */
   void wake() {
     startCheck(false);
@@ -84,6 +103,9 @@ abstract class CheckQueue {
       if (checking) {
         again = true;
         return;
+      }
+      if (session.releaseInFlight(yieldKey())) {
+        return; // this client holds the name: its release's answer checks, on its own thread (released())
       }
       long yieldNanos = hasWaiters() ? session.yieldingNanos(yieldKey(), headQueuedNanos()) : 0;
       if (yieldNanos > 0) { // this client just released the name: another client's waiter goes first

@@ -19,10 +19,23 @@ import java.util.Optional;
  * only what differs (its grant, and PostgreSQL's notify in the release's own statement).
  */
 public abstract class Dialect {
-  /** Who asks: written into the row so that {@code holder()} can name host, pid and thread. */
-  public record Asker(String owner, String host, long pid, String thread) {}
+  /**
+   * Who asks: written into the row so that {@code holder()} can name host, pid and thread.
+   * {@code yieldTo}: the token of this client's own last grant of the name, whose release another
+   * asker wanted (-1 if none): while the row is still free at that token, still wanted and was
+   * freed less than {@code yieldMicros} ago, the grant refuses this asker, so that the client does
+   * not take the row straight back from the asker that wanted it (the table keeps no queue).
+   */
+  public record Asker(String owner, String host, long pid, String thread, long yieldTo, long yieldMicros) {
+    public Asker(String owner, String host, long pid, String thread) {
+      this(owner, host, pid, thread, -1, 0);
+    }
+  }
 
-  /** The outcome of a grant attempt: the token if granted, else how long the holder's row has left. */
+  /**
+   * The outcome of a grant attempt: the token if granted, else the row's token and how long the
+   * holder's row has left (a row refused by {@link Asker#yieldTo()}: how long the asker still yields).
+   */
   public record Attempt(boolean granted, long token, long remainingMicros) {}
 
   /**
@@ -100,8 +113,13 @@ public abstract class Dialect {
   }
 
   PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    return prepare(c, sql, java.sql.Statement.NO_GENERATED_KEYS);
+  }
+
+  /** As {@link #prepare(Connection, String)}; {@code keys}: whether the driver keeps the generated keys ({@link java.sql.Statement}). */
+  PreparedStatement prepare(Connection c, String sql, int keys) throws SQLException {
     statements.incrementAndGet();
-    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table));
+    PreparedStatement ps = c.prepareStatement(sql.replace("{T}", table), keys);
     if (queryTimeoutSeconds > 0) {
       ps.setQueryTimeout(queryTimeoutSeconds);
     }
@@ -132,6 +150,13 @@ public abstract class Dialect {
     }
     return tryGrant(c, name, asker, ttlMicros);
   }
+
+  /**
+   * In the {@code thread} column of a free row: the client that freed it was refused it since, as it
+   * yields ({@link Asker#yieldTo()}), and waits still; so whoever else takes the row finds it wanted
+   * at once, and that holder's release lets the yielding client back in.
+   */
+  protected static final String YIELDING = "'(yielding)'";
 
   /** In an owner id: the holder caches the row, and a refused asker tells it so (PostgreSQL's notify). */
   public static final char CACHING_MARK = '~';
@@ -181,6 +206,17 @@ public abstract class Dialect {
    */
   public abstract Released release(Connection c, String name, String owner, long token, String channel,
       String payload) throws SQLException;
+
+  /**
+   * As {@link #release(Connection, String, String, long, String, String)}; {@code waiting}: this
+   * client has a waiter on the name, so if the row is wanted it marks it {@link #YIELDING} (in the
+   * same statement), and whoever else takes it next finds it wanted, the releasing client's want
+   * recorded before any other client could take the row.
+   */
+  public Released release(Connection c, String name, String owner, long token, String channel, String payload,
+      boolean waiting) throws SQLException {
+    return release(c, name, owner, token, channel, payload);
+  }
 
   /** Frees the row if it names {@code owner}, whatever its token: a waiter that gave up after an attempt of unknown outcome. */
   public boolean abandon(Connection c, String name, String owner, String channel, String payload)

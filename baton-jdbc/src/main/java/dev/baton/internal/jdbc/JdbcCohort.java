@@ -72,13 +72,9 @@ final class JdbcCohort {
     JdbcHold stale = null;
     synchronized (this) {
       if (hold != null && !inUse && waiting.isEmpty()) {
-        if (usable()) {
-          handOversInARow = 0;
-          cancelIdle();
-          grant = tenure(waiter);
-        } else {
-          stale = dropHold();
-        }
+        FromCache cached = fromCache(waiter);
+        grant = cached.grant();
+        stale = cached.stale();
       }
       if (grant == null) {
         waiting.add(waiter);
@@ -114,13 +110,9 @@ final class JdbcCohort {
         return null;
       }
       if (hold != null) {
-        if (usable()) {
-          handOversInARow = 0;
-          cancelIdle();
-          grant = tenure(waiter);
-        } else {
-          stale = dropHold();
-        }
+        FromCache cached = fromCache(waiter);
+        grant = cached.grant();
+        stale = cached.stale();
       }
     }
     if (stale != null) {
@@ -146,6 +138,22 @@ final class JdbcCohort {
     grant.waiter.granted.complete(grant.lease);
     return grant.lease;
   }
+
+  /**
+   * Serves {@code waiter} from the cached row if it may serve another tenure, else forgets the row,
+   * which the caller releases once out of the monitor. Under the monitor, with a row no thread uses.
+   */
+  private FromCache fromCache(LocalWaiter waiter) {
+    if (usable()) {
+      handOversInARow = 0;
+      cancelIdle();
+      return new FromCache(tenure(waiter), null);
+    }
+    return new FromCache(null, dropHold());
+  }
+
+  /** A tenure served from the cached row, or the row that could not serve it. */
+  private record FromCache(Grant grant, JdbcHold stale) {}
 
   /** Whether the cached row may serve another tenure. Under the monitor. */
   private boolean usable() {
@@ -299,6 +307,15 @@ final class JdbcCohort {
         startQueueing(waiting.peekFirst().label);
       }
     }
+  }
+
+  /**
+   * The token {@code holder()} shows for the row {@code owner} names, whose column holds {@code
+   * rowToken}: while a thread of this client holds the row, that tenure's own token; otherwise the
+   * row's, the last of the reserved block, which the next grant counts on from.
+   */
+  synchronized long shownToken(String owner, long rowToken) {
+    return hold != null && inUse && hold.owner().equals(owner) ? firstToken + served - 1 : rowToken;
   }
 
   /** Whether {@code owner} is this cohort's row, cached with no thread of this client using it. */

@@ -39,6 +39,12 @@ public final class JdbcHold implements Holding {
   private final long validNanos;
   /** A leader's hold: its release is a step-down, after which this client always yields the name. */
   private final boolean stepDown;
+  /**
+   * A mutex's row that says whether another asker wanted it ({@link Dialect.Released#wanted()}):
+   * after such a release this client yields until another asker has the row, judged by the grant
+   * ({@link Dialect.Asker#yieldTo()}); other holds yield for a fixed moment after every release.
+   */
+  private final boolean yieldsByRow;
   private final AtomicInteger levels = new AtomicInteger(1);
   private final AtomicBoolean renewing = new AtomicBoolean();
   private final List<Registered> listeners = new CopyOnWriteArrayList<>();
@@ -90,6 +96,7 @@ public final class JdbcHold implements Holding {
     this.name = name;
     this.queueKey = queueKey;
     this.ops = ops != null ? ops : mutexRow(session, name, owner, token);
+    this.yieldsByRow = ops == null && !stepDown && session.dialect().family() != null;
     this.owner = owner;
     this.token = token;
     this.validNanos = session.settings().leaseTtl().toNanos() - session.settings().driftMargin().toNanos();
@@ -122,6 +129,9 @@ public final class JdbcHold implements Holding {
   }
 
   void start() {
+    if (yieldsByRow) {
+      session.holdStarted(queueKey);
+    }
     session.register(this);
     scheduleExpiryCheck();
     scheduleRenewal(session.settings().renewEvery().toNanos());
@@ -231,12 +241,32 @@ public final class JdbcHold implements Holding {
 
   /**
    * Frees the row (if it still names this grant), then lets this client's next waiter try: at once
-   * if no other client asked for the row meanwhile, else only after a moment that lets the other
-   * client in ({@link JdbcSession#yieldAfterRelease}); a leader stepping down always waits that moment.
+   * if no other client asked for the row meanwhile; else a mutex's waiter yields until another
+   * client has taken the row ({@link JdbcSession#releaseAnswered}), and other holds' waiters wait a
+   * moment that lets the other client in ({@link JdbcSession#yieldAfterRelease}); a leader stepping
+   * down always waits that moment.
    */
   void release() {
     levels.set(0);
     if (isFinal()) {
+      return;
+    }
+    if (yieldsByRow) {
+      // Until the release is answered, this client's attempts on the name still wait (holdStarted).
+      if (!moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
+        return; // lost meanwhile: the loss ended the hold and woke the queue
+      }
+      end();
+      background(() -> {
+        boolean waiting = session.waiting(queueKey);
+        Dialect.Released released = freeMutexRow(waiting);
+        session.releaseAnswered(queueKey, token, released.wanted());
+        if (waiting && released.freed() && released.wanted()) {
+          session.releasedYielding(queueKey); // marked: an attempt now would only be refused, and hold up the others'
+        } else {
+          session.released(queueKey);
+        }
+      });
       return;
     }
     // Before RELEASED is told: a leader latch told so joins again at once, on another thread, and
@@ -281,16 +311,29 @@ public final class JdbcHold implements Holding {
     if (moveTo(LeaseState.RELEASED, LeaseState.HELD, LeaseState.SUSPECT)) {
       end();
       freeRow();
+      if (yieldsByRow) {
+        session.holdEnded(queueKey);
+      }
     }
   }
 
   /** Frees the row; true if another client may want it (or the answer was lost). */
   private boolean freeRow() {
+    return freeing(ops::free, true);
+  }
+
+  /** Frees a mutex's row, marking it {@link Dialect#YIELDING} if wanted and {@code waiting}; unknown if the answer was lost. */
+  private Dialect.Released freeMutexRow(boolean waiting) {
+    return freeing(c -> session.dialect().release(c, name, owner, token, session.channel(),
+        session.notifyPayload(name), waiting), new Dialect.Released(false, true));
+  }
+
+  private <T> T freeing(JdbcSession.SqlFn<T> free, T unknown) {
     try {
-      return session.run(ops::free);
+      return session.run(free);
     } catch (SQLException | RuntimeException e) {
       log.debug("Could not free the row of {}; it expires with its TTL", name, e);
-      return true;
+      return unknown;
     }
   }
 
@@ -389,6 +432,9 @@ public final class JdbcHold implements Holding {
   private void lose(boolean freeRow) {
     if (moveTo(LeaseState.LOST, LeaseState.HELD, LeaseState.SUSPECT)) {
       end();
+      if (yieldsByRow) {
+        session.holdEnded(queueKey);
+      }
       background(() -> {
         if (freeRow) {
           freeRow(); // a renewal may have slipped through: free the row rather than let it block others

@@ -145,6 +145,9 @@ public final class JdbcMutex implements Mutex {
    * One grant statement, tried a second time (as a new asker) when the first failed on its
    * connection: a pooled connection to a database that restarted fails once, and the pool drops
    * it. The first attempt's outcome is unknown, so its row is freed should it be ours, as before.
+   * It does not yield to another client after a wanted release as the queue's attempts do: a
+   * {@code tryAcquire(0)} loop would be refused for the whole moment whenever its own attempt, sent
+   * while its release was in flight, had marked the row wanted.
    */
   private Optional<JdbcLease> grantOnce(Thread me, long reserve) {
     for (int attempt = 1; ; attempt++) {
@@ -243,7 +246,8 @@ public final class JdbcMutex implements Mutex {
     try {
       return session.run(c -> session.dialect().read(c, name))
           .filter(Dialect.Row::live)
-          .map(r -> new LockOwner(r.owner(), r.token(), r.host(), r.pid(), r.thread(), 0, r.acquiredAt(),
+          .map(r -> new LockOwner(r.owner(), cohort == null ? r.token() : cohort.shownToken(r.owner(), r.token()),
+              r.host(), r.pid(), r.thread(), 0, r.acquiredAt(),
               cohort != null && cohort.cachedAs(r.owner())));
     } catch (SQLException e) {
       throw session.error("reading the holder of " + name, e);

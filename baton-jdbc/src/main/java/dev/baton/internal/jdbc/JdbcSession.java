@@ -72,6 +72,13 @@ public final class JdbcSession implements AutoCloseable {
   private final ConcurrentHashMap<String, Yield> yielding = new ConcurrentHashMap<>();
 
   private record Yield(long since, long until) {}
+  /**
+   * Mutex names whose release by this client another client wanted: the token it freed, which this
+   * client's next attempts yield to ({@link Dialect.Asker#yieldTo()}) until the row moves on.
+   */
+  private final ConcurrentHashMap<String, Long> yieldTo = new ConcurrentHashMap<>();
+  /** Mutex names this client holds or awaits the release answer of: how many such holds. */
+  private final ConcurrentHashMap<String, Integer> releasing = new ConcurrentHashMap<>();
   private final List<StateListener> stateListeners = new CopyOnWriteArrayList<>();
   private volatile PgListener listener;
   private volatile boolean closed;
@@ -208,6 +215,12 @@ public final class JdbcSession implements AutoCloseable {
     return queues.computeIfAbsent(name, n -> new LockQueue(this, n));
   }
 
+  /** Whether a waiter of this client is queued on the mutex {@code name}. */
+  boolean waiting(String name) {
+    LockQueue q = queues.get(name);
+    return q != null && q.waiting();
+  }
+
   LockQueue existingQueue(String name) {
     return queues.get(name);
   }
@@ -230,7 +243,7 @@ public final class JdbcSession implements AutoCloseable {
   }
 
   void forgetIfIdle(LockQueue queue) {
-    queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.isIdle() ? null : q);
+    queues.computeIfPresent(queue.name(), (n, q) -> q == queue && q.retireIfIdle() ? null : q);
   }
 
   /** A lease of this client on {@code name} ended: its next waiter may try. */
@@ -242,6 +255,18 @@ public final class JdbcSession implements AutoCloseable {
     ShareQueue s = shareQueues.get(name);
     if (s != null) {
       s.released();
+    }
+  }
+
+  /**
+   * A release of this client on the mutex {@code name} was wanted and marked the row yielding: the
+   * next waiter tries once another client's release is heard, or the yield is over (without
+   * notifies: on the back-off), not at once, when the grant would only refuse it.
+   */
+  void releasedYielding(String name) {
+    LockQueue q = queues.get(name);
+    if (q != null) {
+      q.releasedYielding(yieldNanos() + CheckQueue.GRACE_NANOS);
     }
   }
 
@@ -276,6 +301,68 @@ public final class JdbcSession implements AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException ignored) {
       yielding.remove(name, y); // closing
     }
+  }
+
+  /**
+   * A hold of this client on the mutex {@code name} starts: until it ends, released (with the
+   * release answered, {@link #releaseAnswered}) or lost ({@link #holdEnded}), the client's queue on
+   * the name makes no attempt. One would be refused, and would mark the row wanted as if another
+   * client waited; and one sent just before a release, whose answer has not yet said whether to
+   * yield, must not take the row back from the client that wanted it.
+   */
+  void holdStarted(String name) {
+    releasing.merge(name, 1, Integer::sum);
+  }
+
+  /** A hold of this client on the mutex {@code name} ended (see {@link #holdStarted}). */
+  void holdEnded(String name) {
+    releasing.computeIfPresent(name, (n, count) -> count == 1 ? null : count - 1);
+  }
+
+  /**
+   * The release of the mutex {@code name} at {@code token} was answered, and the hold is over: if another client wanted
+   * the row ({@code wanted}), this client's attempts yield to it until another asker takes the row,
+   * or nobody does for a moment ({@link #yieldMicros()}); the database judges both in the grant.
+   */
+  void releaseAnswered(String name, long token, boolean wanted) {
+    if (wanted) {
+      yieldTo.put(name, token);
+      try {
+        // Only to forget the name: once the moment is over, the grant no longer yields anyway.
+        timer.schedule(() -> yieldTo.remove(name, token), yieldNanos(), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException ignored) {
+        yieldTo.remove(name, token); // closing
+      }
+    }
+    holdEnded(name);
+  }
+
+  /** Whether this client holds the mutex {@code name}, or awaits the answer to its release. */
+  boolean releaseInFlight(String name) {
+    return releasing.containsKey(name);
+  }
+
+  /** The token this client's attempts on the mutex {@code name} yield to, or -1 ({@link Dialect.Asker#yieldTo()}). */
+  long yieldToken(String name) {
+    Long token = yieldTo.get(name);
+    return token == null ? -1 : token;
+  }
+
+  /** An attempt on {@code name} found the row past {@code token} (or was granted): nothing left to yield to. */
+  void yielded(String name, long token) {
+    if (token >= 0) {
+      yieldTo.remove(name, token);
+    }
+  }
+
+  /** An attempt on the mutex {@code name}, from {@code owner} on {@code thread}, yielding as this client must. */
+  Dialect.Asker asker(String name, String owner, String thread) {
+    return new Dialect.Asker(owner, settings.host(), pid, thread, yieldToken(name), yieldMicros());
+  }
+
+  /** How long after a wanted release this client's attempts still yield (as {@link #yieldAfterRelease}). */
+  long yieldMicros() {
+    return TimeUnit.NANOSECONDS.toMicros(yieldNanos());
   }
 
   /** This client's release of {@code name} was wanted by no other client: its waiters try at once. */

@@ -65,6 +65,7 @@ final class LockQueue extends CheckQueue {
 
   private final String name;
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by this
+  private boolean retired; // guarded by this: the session forgot this queue
 
   LockQueue(JdbcSession session, String name) {
     super(session);
@@ -96,8 +97,16 @@ final class LockQueue extends CheckQueue {
   }
 
   void add(Waiter waiter) {
+    boolean added;
     synchronized (this) {
-      waiters.add(waiter);
+      added = !retired;
+      if (added) {
+        waiters.add(waiter);
+      }
+    }
+    if (!added) { // the session forgot this queue as it went idle: the name's current queue takes the waiter
+      session.queue(name).add(waiter);
+      return;
     }
     waiter.future.whenComplete((lease, error) -> {
       if (error != null) {
@@ -126,6 +135,20 @@ final class LockQueue extends CheckQueue {
     return waiters.isEmpty() && !isChecking();
   }
 
+  /**
+   * If idle, marks this queue forgotten and says so: a waiter that reaches it afterwards (its
+   * mutex looked the queue up just before) goes to the name's new queue, which releases and
+   * notifies wake, rather than wait here unheard.
+   */
+  synchronized boolean retireIfIdle() {
+    retired = isIdle();
+    return retired;
+  }
+
+  synchronized boolean waiting() {
+    return !waiters.isEmpty();
+  }
+
   synchronized List<Waiter> snapshot() {
     return new ArrayList<>(waiters);
   }
@@ -147,10 +170,13 @@ final class LockQueue extends CheckQueue {
     long sentAt = System.nanoTime();
     long retryNanos;
     try {
-      Dialect.Attempt attempt = session.run(c -> session.dialect().tryGrant(c, name,
-          new Dialect.Asker(owner, session.settings().host(), session.pid(), head.thread),
+      Dialect.Asker asker = session.asker(name, owner, head.thread);
+      Dialect.Attempt attempt = session.run(c -> session.dialect().tryGrant(c, name, asker,
           session.settings().leaseTtl().toNanos() / 1000, head.reserve, session.channel()));
       session.succeeded();
+      if (attempt.granted() || attempt.token() != asker.yieldTo()) {
+        session.yielded(name, asker.yieldTo());
+      }
       if (attempt.granted()) {
         synchronized (this) {
           waiters.remove(head);

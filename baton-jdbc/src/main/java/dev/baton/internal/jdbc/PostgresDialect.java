@@ -17,17 +17,25 @@ final class PostgresDialect extends Dialect {
       + " VALUES (?, ?, ?::bigint, now() + ?::bigint * interval '1 microsecond', now(), ?, ?, ?, false)"
       + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + EXCLUDED.token,"
       + "  expires_at = EXCLUDED.expires_at, acquired_at = EXCLUDED.acquired_at,"
-      + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread, wanted = false"
-      + " WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner"
+      + "  host = EXCLUDED.host, pid = EXCLUDED.pid, thread = EXCLUDED.thread,"
+      // Still wanted if the client that freed the row waits for it (see YIELDING), and is not the asker.
+      + "  wanted = (l.owner IS NULL AND l.thread IS NOT NULL AND l.token <> ?::bigint)"
+      + " WHERE (l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner)"
+      // The asker's own client freed the row at this token, and another asker wanted it: yield.
+      + "  AND NOT (l.owner IS NULL AND l.token = ?::bigint AND l.wanted"
+      + "   AND l.expires_at > now() - ?::bigint * interval '1 microsecond')"
       + " RETURNING token),"
       // Refused: the row (locked by the upsert above) is marked wanted in the same statement.
-      + " w AS (UPDATE {T} SET wanted = true WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)"
+      + " w AS (UPDATE {T} SET wanted = true, thread = CASE WHEN owner IS NULL THEN " + YIELDING + " ELSE thread END"
+      + " WHERE name = ? AND NOT EXISTS (SELECT 1 FROM g)"
       + " RETURNING token, expires_at, owner)"
       + " SELECT true, token, 0::bigint, 0 FROM g"
       + " UNION ALL"
       // A caching holder is told (only it: other holders release on their own) by a notify that
       // goes out when this statement commits; CASE runs the notify for such a holder only.
-      + " SELECT false, token, (extract(epoch FROM (expires_at - now())) * 1000000)::bigint,"
+      // A free row refused the asker that yields: how long it still yields (a release sets expires_at to now()).
+      + " SELECT false, token, (extract(epoch FROM (expires_at - now()"
+      + "  + CASE WHEN owner IS NULL THEN ?::bigint * interval '1 microsecond' ELSE interval '0' END)) * 1000000)::bigint,"
       + "  CASE WHEN strpos(owner, '" + CACHING_MARK + "') > 0 THEN (SELECT 1 FROM pg_notify(?, ?)) END FROM w";
 
   PostgresDialect(String table) {
@@ -60,9 +68,13 @@ final class PostgresDialect extends Dialect {
       ps.setString(5, asker.host());
       ps.setLong(6, asker.pid());
       ps.setString(7, asker.thread());
-      ps.setString(8, name);
-      ps.setString(9, channel);
-      ps.setString(10, wantedPayload(name));
+      ps.setLong(8, asker.yieldTo());
+      ps.setLong(9, asker.yieldTo());
+      ps.setLong(10, asker.yieldMicros());
+      ps.setString(11, name);
+      ps.setLong(12, asker.yieldMicros());
+      ps.setString(13, channel);
+      ps.setString(14, wantedPayload(name));
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return new Attempt(false, 0, 0); // the row vanished meanwhile: try again soon
@@ -76,13 +88,21 @@ final class PostgresDialect extends Dialect {
   @Override
   public Released release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
-    try (PreparedStatement ps = prepare(c, "WITH r AS (" + releaseSql() + " RETURNING wanted)"
+    return release(c, name, owner, token, channel, payload, false);
+  }
+
+  @Override
+  public Released release(Connection c, String name, String owner, long token, String channel, String payload,
+      boolean waiting) throws SQLException {
+    try (PreparedStatement ps = prepare(c, "WITH r AS (" + releaseSql().replace("thread = NULL",
+        "thread = CASE WHEN wanted AND ? THEN " + YIELDING + " END") + " RETURNING wanted)"
         + " SELECT pg_notify(?, ?), wanted FROM r")) {
-      ps.setString(1, name);
-      ps.setString(2, owner);
-      ps.setLong(3, token);
-      ps.setString(4, channel);
-      ps.setString(5, payload);
+      ps.setBoolean(1, waiting);
+      ps.setString(2, name);
+      ps.setString(3, owner);
+      ps.setLong(4, token);
+      ps.setString(5, channel);
+      ps.setString(6, payload);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? new Released(true, rs.getBoolean(2)) : new Released(false, false);
       }

@@ -41,6 +41,13 @@ final class ClusterLink extends LettuceLink<StatefulRedisClusterConnection<Strin
   private static final List<String> SCHEMES = List.of("redis-cluster://", "rediss-cluster://");
   /** Without a trigger (a failover the client never saw a redirect for) the topology is read this often. */
   private static final Duration REFRESH_EVERY = Duration.ofSeconds(30);
+  /**
+   * At most one triggered refresh this often. Lettuce's default (30 s) lets the first trigger of a
+   * failover (a few failed reconnects to the killed master, before any replica is promoted) read
+   * the old topology and then holds every later trigger back, so a client kept sending the failed
+   * master's slots to the dead node for up to the periodic refresh, 30 s.
+   */
+  private static final Duration TRIGGERED_REFRESH_AT_MOST_EVERY = Duration.ofSeconds(1);
 
   private final RedisClusterClient client;
 
@@ -66,6 +73,7 @@ final class ClusterLink extends LettuceLink<StatefulRedisClusterConnection<Strin
         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
             .enablePeriodicRefresh(REFRESH_EVERY)
             .enableAllAdaptiveRefreshTriggers()
+            .adaptiveRefreshTriggersTimeout(TRIGGERED_REFRESH_AT_MOST_EVERY)
             .build())
         .build());
     return new ClusterLink(address, client, settings);

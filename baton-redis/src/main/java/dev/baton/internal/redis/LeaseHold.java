@@ -1,5 +1,6 @@
 package dev.baton.internal.redis;
 
+import dev.baton.internal.lease.Hold;
 import dev.baton.lock.Lease;
 import dev.baton.lock.LeaseListener;
 import dev.baton.lock.LeaseState;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * release ({@link #renewCommand}, {@link #releaseCommand}); the release runs once, and is sent again
  * after transient failures while the grant could still be alive.
  */
-public abstract class LeaseHold implements RedisSession.Held {
+public abstract class LeaseHold implements RedisSession.Held, Hold {
   private static final Logger log = LoggerFactory.getLogger(LeaseHold.class);
 
   /** The client's services the hold uses: the session itself, or a test's in-memory client. */
@@ -91,6 +92,34 @@ public abstract class LeaseHold implements RedisSession.Held {
 
   /** Sends the recipe's release: removes the grant if it is still this holder's. */
   protected abstract CompletableFuture<?> releaseCommand();
+
+  /**
+   * Whether the grant's validity ran out before it was handed over (its reply or notice held up past
+   * the TTL: a frozen link, a starved client), while a renewal could still make it valid: see {@link
+   * #renewLate}.
+   */
+  public boolean ranOutBeforeStart() {
+    return renews && System.nanoTime() - validUntilNanos() >= 0;
+  }
+
+  /**
+   * Before {@link #start}, for a grant that {@link #ranOutBeforeStart}: the recipe's renewal, which
+   * finds out whether the grant is still this holder's (its expiry may not have come yet: the lease
+   * counts from an earlier time than the grant) and extends it if so. Completes with true if it did,
+   * the lease then counting from this renewal's send; false if the grant is gone (expired, and
+   * perhaps granted to another since); exceptionally if the renewal failed (the connection dropped,
+   * a timeout), the grant's fate unknown.
+   */
+  public CompletableFuture<Boolean> renewLate() {
+    long startedAt = System.nanoTime();
+    return renewCommand(true).thenApply(renewed -> {
+      if (renewed != null && renewed == 1L) {
+        lastRenewedAt = startedAt;
+        return true;
+      }
+      return false;
+    });
+  }
 
   /** The recipe's session. */
   protected RedisSession session() {
@@ -401,8 +430,6 @@ public abstract class LeaseHold implements RedisSession.Held {
     private final Lease lease;
     private final LeaseListener listener;
     private final Executor executor;
-    /** Only the announcing thread reads and writes it (one at a time, see {@link #announce}). */
-    private boolean toldReleased;
 
     Registered(Lease lease, LeaseListener listener, Executor executor) {
       this.lease = lease;
@@ -410,15 +437,9 @@ public abstract class LeaseHold implements RedisSession.Held {
       this.executor = executor;
     }
 
+    // A tenure's end tells its listeners RELEASED (tellReleased) after the hold's own release may
+    // have: the tenure (HoldTenure) passes it on once.
     void tell(LeaseState next) {
-      // A tenure's end tells its listeners RELEASED (tellReleased); the hold's own release (the
-      // client closing under a holder) may have told them already: RELEASED is their last change, once.
-      if (next == LeaseState.RELEASED) {
-        if (toldReleased) {
-          return;
-        }
-        toldReleased = true;
-      }
       try {
         executor.execute(() -> {
           try {

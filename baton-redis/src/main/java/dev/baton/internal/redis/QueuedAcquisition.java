@@ -39,6 +39,8 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   private final String path;
   private final String channel;
   private final boolean counted;
+  /** A channel of the recipe's own on which a grant made to this waiter is told, or null. */
+  private final String grantChannel;
   private final boolean queue;
   private final long sequence;
   private final String ownerId;
@@ -47,8 +49,11 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   private final AtomicBoolean attempting = new AtomicBoolean();
   private final AtomicBoolean again = new AtomicBoolean();
   private volatile boolean listening;
-  /** Set once an attempt is granted: later attempts would find the same grant and must not make a second hold of it. */
-  private volatile boolean granted;
+  /**
+   * Set once a grant came (an attempt's, or one told on the grant channel): later attempts would find
+   * the same grant, and the other way of hearing of it may tell it too; neither must make a second hold of it.
+   */
+  private final AtomicBoolean granted = new AtomicBoolean();
   private volatile ScheduledFuture<?> recheck;
 
   /**
@@ -58,14 +63,26 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
    */
   protected QueuedAcquisition(RedisSession session, String path, String channel, boolean counted, Thread thread,
       boolean queue) {
+    this(session, path, channel, counted, null, "", thread, queue);
+  }
+
+  /**
+   * As above, also listening on {@code grantChannel} (if not null), where the recipe's scripts tell
+   * a waiter of a grant they made to it ({@link #grantedByNotice}), and with {@code memberFields}
+   * (JSON fields, or empty) at the end of the member, for the scripts that grant it.
+   */
+  protected QueuedAcquisition(RedisSession session, String path, String channel, boolean counted,
+      String grantChannel, String memberFields, Thread thread, boolean queue) {
     this.session = session;
     this.path = path;
     this.channel = channel;
     this.counted = counted;
+    this.grantChannel = grantChannel;
     this.queue = queue;
     this.ownerId = session.nextOwnerId();
     this.sequence = Long.parseLong(ownerId.substring(ownerId.lastIndexOf(':') + 1));
-    this.member = session.member(ownerId, thread);
+    String owner = session.member(ownerId, thread);
+    this.member = memberFields.isEmpty() ? owner : owner.substring(0, owner.length() - 1) + "," + memberFields + "}";
   }
 
   /** Sends one attempt: the recipe's acquire script, queueing unless {@link #queues()} is false. */
@@ -78,6 +95,9 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   protected CompletableFuture<Void> confirm(H hold) {
     return CompletableFuture.completedFuture(null);
   }
+
+  /** Any attempt's {@code reply}, sent at {@code sentAt}, before it is read as a grant or a refusal. */
+  protected void replied(List<?> reply, long sentAt) {}
 
   /**
    * A refused attempt's {@code reply}, the acquisition still waiting: returns the delay to the next
@@ -147,8 +167,13 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
     if (queue) {
       // Listening already (the lock was contended lately): every release after the first attempt is heard.
       listening = true;
-      listening = counted ? session.notices().joinCountedIfSubscribed(channel, this)
+      boolean joined = counted ? session.notices().joinCountedIfSubscribed(channel, this)
           : session.notices().joinIfSubscribed(channel, this);
+      boolean joinedGrants = grantChannel == null || session.notices().joinDirectIfSubscribed(grantChannel, this);
+      if (!joined || !joinedGrants) {
+        leave(); // one of the two is not subscribed yet: both are joined after the first refusal
+        listening = false;
+      }
       leaveIfDone();
     }
     attempt();
@@ -180,7 +205,7 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   /** A release notice, a reconnection or the timer: try now. */
   @Override
   public void wake() {
-    if (granted || result.isDone()) {
+    if (granted.get() || result.isDone()) {
       if (listening) {
         passOn();
       }
@@ -196,7 +221,7 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   }
 
   private void attempt() {
-    if (result.isDone() || granted) {
+    if (result.isDone() || granted.get()) {
       return;
     }
     if (!attempting.compareAndSet(false, true)) {
@@ -211,7 +236,10 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
     try {
       if (error != null) {
         onError(error);
-      } else if (((Long) reply.get(0)) == 1L) {
+        return;
+      }
+      replied(reply, sentAt);
+      if (((Long) reply.get(0)) == 1L) {
         onGranted(reply, sentAt);
       } else {
         onRefused(reply);
@@ -226,12 +254,53 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
     }
   }
 
-  private void onGranted(List<?> reply, long sentAt) {
-    if (granted) {
-      return; // a duplicate reply to the same grant; the first one makes the hold
+  /**
+   * A grant the recipe's script made to this waiter and told on the grant channel, read as the
+   * {@code reply} of an attempt sent at {@code sentAt} would be. Made after this acquisition ended,
+   * it is given back.
+   */
+  protected void grantedByNotice(List<?> reply, long sentAt) {
+    try {
+      onGranted(reply, sentAt);
+    } catch (RuntimeException e) {
+      giveUp(e);
     }
-    granted = true;
-    H hold = hold(reply, sentAt);
+  }
+
+  private void onGranted(List<?> reply, long sentAt) {
+    if (!granted.compareAndSet(false, true)) {
+      return; // the same grant told twice (a reply and a notice, or a duplicate reply): the first makes the hold
+    }
+    handOverWhenValid(hold(reply, sentAt));
+  }
+
+  /**
+   * Hands {@code hold} over, unless its validity ran out before it came (a reply or a notice held up
+   * past the TTL: a frozen link, a starved client). Handed over as it is, its lease would be LOST at
+   * once, and a holder that entered anyway would overlap whoever the expired grant went to next; a
+   * renewal tells whether it is still ours and, if so, makes it valid again, counted from the
+   * renewal's send (renewed again if that reply too came late). If it is gone, or the renewal failed
+   * (its fate unknown), the acquisition tries again: an attempt finds the grant if it is still ours,
+   * and queues again if not.
+   */
+  private void handOverWhenValid(H hold) {
+    if (result.isDone() || !hold.ranOutBeforeStart()) {
+      handOver(hold);
+      return;
+    }
+    hold.renewLate().whenComplete((renewed, error) -> {
+      if (Boolean.TRUE.equals(renewed)) {
+        handOverWhenValid(hold);
+      } else {
+        log.debug("A grant of {} came after its validity had run out and could not be renewed; trying again", path);
+        granted.set(false);
+        attempt();
+      }
+    });
+  }
+
+  /** Starts {@code hold} and completes the acquisition with it once the recipe confirms it. */
+  private void handOver(H hold) {
     if (result.isDone()) {
       hold.release();
       return;
@@ -250,6 +319,9 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
   }
 
   private void onRefused(List<?> reply) {
+    if (granted.get()) {
+      return; // granted by another's script after this attempt queued it: the grant took it out of the queue
+    }
     if (!queue) {
       result.complete(null);
       return;
@@ -264,6 +336,9 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
       listening = true;
       CompletableFuture<Void> subscribed = counted ? session.notices().joinCounted(channel, this)
           : session.notices().join(channel, this);
+      if (grantChannel != null) {
+        subscribed = CompletableFuture.allOf(subscribed, session.notices().joinDirect(grantChannel, this));
+      }
       leaveIfDone();
       subscribed.whenComplete((ok, error) -> {
         if (error != null) {
@@ -284,7 +359,14 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
    */
   private void leaveIfDone() {
     if (listening && result.isDone()) {
-      session.notices().leave(channel, this);
+      leave();
+    }
+  }
+
+  private void leave() {
+    session.notices().leave(channel, this);
+    if (grantChannel != null) {
+      session.notices().leave(grantChannel, this);
     }
   }
 
@@ -318,7 +400,7 @@ public abstract class QueuedAcquisition<H extends LeaseHold> implements RedisSes
       pending.cancel(false);
     }
     if (listening) {
-      session.notices().leave(channel, this);
+      leave();
     }
     session.unregister(this);
     // On any failure, a try-once's too: an attempt whose reply was lost (a timeout, a reset) may

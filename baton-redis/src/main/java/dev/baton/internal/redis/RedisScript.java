@@ -37,6 +37,18 @@ public final class RedisScript {
     return new RedisScript(resource, read(owner, resource), output);
   }
 
+  /**
+   * One script made of the {@code resources} beside {@code owner}, in that order: the first ones
+   * hold what several of a recipe's scripts share (Lua has no include in Redis), the last is the script's own.
+   */
+  public static RedisScript load(Class<?> owner, ScriptOutputType output, String... resources) {
+    StringBuilder text = new StringBuilder();
+    for (String resource : resources) {
+      text.append(read(owner, resource)).append('\n');
+    }
+    return new RedisScript(String.join("+", resources), text.toString(), output);
+  }
+
   /** Runs the script with {@code keys} and {@code args}; the future fails as the command did. */
   public <T> CompletableFuture<T> run(RedisClusterAsyncCommands<String, String> commands, String[] keys,
       String... args) {

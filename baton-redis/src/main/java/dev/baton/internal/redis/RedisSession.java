@@ -265,6 +265,14 @@ public final class RedisSession implements HoldClient {
     /** A release notice, a reconnection or the timer: try now. */
     void wake();
 
+    /**
+     * A notice on a channel joined with {@link ReleaseNotices#joinDirect} that names this waiter:
+     * {@code message} is what came before its name (a grant made to it, for a semaphore).
+     */
+    default void notified(String message) {
+      wake();
+    }
+
     /** Ends the wait with {@code error} (timeout, interrupt, cancel, close) if it has not ended. */
     void giveUp(Throwable error);
   }

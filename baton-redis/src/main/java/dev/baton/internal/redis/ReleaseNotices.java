@@ -25,6 +25,9 @@ import java.util.concurrent.TimeUnit;
  * is one of ours ({@link #wakeMember}), or to the next of ours if it needs it no more ({@link
  * #wakeNext}), so that the first in line, on whichever client, is woken by every notice.
  *
+ * <p>A direct channel ({@link #joinDirect}, a semaphore's grants) carries notices that each name
+ * one waiter and tell it something (the grant a release made to it): only that waiter hears it.
+ *
  * <p>A channel stays subscribed for a while after its last waiter left, so that a lock contended
  * again soon costs no new subscription, and its next waiter, listening before its first attempt,
  * needs no second attempt to close the gap between the two.
@@ -66,7 +69,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
 
   /** Listens for {@code waiter}; the future completes once the channel is subscribed. */
   public synchronized CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter) {
-    return join(channel, waiter, false, false);
+    return join(channel, waiter, false, false).subscribed;
   }
 
   /**
@@ -75,7 +78,29 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * 1} too; the future completes once the channel is subscribed.
    */
   public synchronized CompletableFuture<Void> joinCounted(String channel, RedisSession.Waiter waiter) {
-    return join(channel, waiter, false, true);
+    return join(channel, waiter, false, true).subscribed;
+  }
+
+  /**
+   * Listens for {@code waiter} on a channel whose messages each name one waiter after what they tell
+   * it ({@code <what> <member>}, the member being the waiter's JSON): the waiter named, if it is one
+   * of ours, hears {@code <what>} ({@link RedisSession.Waiter#notified}), nobody else anything. The
+   * future completes once the channel is subscribed.
+   */
+  public synchronized CompletableFuture<Void> joinDirect(String channel, RedisSession.Waiter waiter) {
+    Listeners listeners = join(channel, waiter, false, false);
+    listeners.direct = true;
+    return listeners.subscribed;
+  }
+
+  /** {@link #joinDirect} if {@code channel} is subscribed already; says whether it did. */
+  public synchronized boolean joinDirectIfSubscribed(String channel, RedisSession.Waiter waiter) {
+    Listeners listeners = channels.get(channel);
+    if (listeners == null || !listeners.subscribed.isDone() || listeners.subscribed.isCompletedExceptionally()) {
+      return false;
+    }
+    joinDirect(channel, waiter);
+    return true;
   }
 
   /**
@@ -83,10 +108,10 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
    * countdown latch's: its zero wakes them all); the future completes once the channel is subscribed.
    */
   public synchronized CompletableFuture<Void> joinBroadcast(String channel, RedisSession.Waiter waiter) {
-    return join(channel, waiter, true, false);
+    return join(channel, waiter, true, false).subscribed;
   }
 
-  private CompletableFuture<Void> join(String channel, RedisSession.Waiter waiter, boolean broadcast,
+  private Listeners join(String channel, RedisSession.Waiter waiter, boolean broadcast,
       boolean counted) {
     Listeners listeners = channels.computeIfAbsent(channel, c -> new Listeners(
         connection.async().subscribe(c).toCompletableFuture()));
@@ -95,7 +120,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     listeners.bySequence.put(waiter.sequence(), waiter);
     listeners.byMember.put(waiter.member(), waiter);
     listeners.lastUsed = System.nanoTime();
-    return listeners.subscribed;
+    return listeners;
   }
 
   public synchronized void leave(String channel, RedisSession.Waiter waiter) {
@@ -173,6 +198,14 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     if (listeners == null) {
       return;
     }
+    if (listeners.direct) {
+      int named = message.indexOf(" {");
+      RedisSession.Waiter target = named < 0 ? null : listeners.byMember.get(message.substring(named + 1));
+      if (target != null) {
+        target.notified(message.substring(0, named));
+      }
+      return;
+    }
     if (listeners.broadcast || (message.equals("1") && !listeners.counted)) {
       // Redisson's READ_UNLOCK_MESSAGE, which a read-write lock's release sends: the lock may now
       // take several readers at once, so every waiter of this client tries (Redisson wakes all of its own too).
@@ -198,6 +231,7 @@ public final class ReleaseNotices extends RedisPubSubAdapter<String, String> {
     volatile long lastUsed;
     volatile boolean broadcast; // every message wakes every waiter (a latch's channel)
     volatile boolean counted; // messages are a count of permits free, 1 included (a semaphore's channel)
+    volatile boolean direct; // each message names the one waiter it is for (a semaphore's grants)
     boolean idleCheckPending; // guarded by the ReleaseNotices
 
     Listeners(CompletableFuture<Void> subscribed) {

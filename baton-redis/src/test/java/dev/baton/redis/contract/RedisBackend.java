@@ -82,7 +82,7 @@ public final class RedisBackend extends ContractBackendExtension {
   @Override
   public Set<Feature> features() {
     EnumSet<Feature> features = EnumSet.of(Feature.MUTEX, Feature.READ_WRITE_LOCK, Feature.SEMAPHORE,
-        Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR);
+        Feature.MULTI_LOCK, Feature.LEADER_LATCH, Feature.LEADER_SELECTOR, Feature.LOCAL_HAND_OVER);
     if (counter) {
       features.add(Feature.COUNTER);
     }

@@ -1,9 +1,11 @@
 package dev.baton.testkit.contract;
 
 import dev.baton.Coordinator;
+import dev.baton.lock.MutexOptions;
+import java.time.Duration;
 
 /**
- * A recipe of {@link Coordinator} that a backend may or may not offer. A backend lists what it
+ * A recipe of {@link Coordinator}, or an option of its mutex, that a backend may or may not offer. A backend lists what it
  * offers in {@link ContractBackend#features()}; for the others the suite asks for the recipe and
  * expects the declared outcome: an {@link UnsupportedOperationException} naming the backend and
  * {@link #words()}, at once, when the recipe is asked for.
@@ -15,7 +17,13 @@ public enum Feature {
   MULTI_LOCK("multi lock"),
   LEADER_LATCH("leader latch"),
   LEADER_SELECTOR("leader selector"),
-  COUNTER("counter");
+  COUNTER("counter"),
+  /** {@link MutexOptions#withLocalHandOver}. */
+  LOCAL_HAND_OVER("local hand-over"),
+  /** {@link MutexOptions#withCaching}. */
+  LOCK_CACHING("lock caching"),
+  /** {@link MutexOptions#withLockDelay}. */
+  LOCK_DELAY("lock-delay");
 
   private final String words;
 
@@ -38,6 +46,9 @@ public enum Feature {
       case LEADER_LATCH -> client.leaderLatch(name, "contract");
       case LEADER_SELECTOR -> client.leaderSelector(name, "contract", leadership -> { });
       case COUNTER -> client.counter(name);
+      case LOCAL_HAND_OVER -> client.mutex(name, MutexOptions.defaults().withLocalHandOver(4));
+      case LOCK_CACHING -> client.mutex(name, MutexOptions.defaults().withCaching(Duration.ofMillis(100)));
+      case LOCK_DELAY -> client.mutex(name, MutexOptions.defaults().withLockDelay(Duration.ofMillis(100)));
     };
   }
 }

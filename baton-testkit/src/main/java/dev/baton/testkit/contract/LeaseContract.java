@@ -1,6 +1,7 @@
 package dev.baton.testkit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.Coordinator;
 import dev.baton.lock.Lease;
@@ -140,6 +141,41 @@ public abstract class LeaseContract extends ContractSupport {
     lease.close();
     assertThat(holder.mutex(name).tryAcquire(Duration.ZERO)).as("the lock, held by the next holder").isEmpty();
     next.close();
+  }
+
+  /**
+   * The server ends the holder's connections (an operator's kill, a server-side idle timeout) while
+   * its record stays: the client reconnects by itself, renews on the new connection, and the lease
+   * ends HELD (SUSPECT on the way if a renewal met the dead connection), never LOST, while nobody
+   * else gets in. A store whose fixture cannot kill connections has nothing to run here.
+   */
+  @Test
+  public void connectionsKilledByTheServer_whileTheRecordStays_theLeaseIsRenewedAndHeld() throws Exception {
+    assumeTrue(backend().canKillConnections(),
+        () -> "the " + backend().name() + " fixture cannot have the server kill a client's connections");
+    String name = name("killed");
+    Coordinator holder = client();
+    Lease lease = holder.mutex(name).acquire(WAIT);
+    List<LeaseState> heard = new CopyOnWriteArrayList<>();
+    lease.addListener((l, state) -> heard.add(state));
+    Mutex other = client().mutex(name);
+
+    assertThat(backend().killConnections(holder)).as("connections the server ended").isPositive();
+    Instant validAtKill = lease.validUntil();
+
+    // A renewal done after the kill is one that went over a new connection.
+    await().untilAsserted(() -> assertThat(lease.validUntil()).as("validity renewed after the kill").isAfter(validAtKill));
+    await().untilAsserted(() -> assertThat(lease.state()).isEqualTo(LeaseState.HELD));
+    assertThat(heard).as("what the holder heard").doesNotContain(LeaseState.LOST);
+    assertThat(other.tryAcquire(Duration.ZERO)).as("another client while the lease is held").isEmpty();
+    try (Lease second = holder.mutex(name("killed-after")).acquire(WAIT)) {
+      assertThat(second.isValid()).as("a new grant to the reconnected client").isTrue();
+    }
+    long held = lease.fencingToken();
+    lease.close();
+    try (Lease next = other.acquire(WAIT)) {
+      assertThat(next.fencingToken()).isGreaterThan(held);
+    }
   }
 
   @Test

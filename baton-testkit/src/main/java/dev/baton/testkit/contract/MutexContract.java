@@ -30,6 +30,42 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class MutexContract extends ContractSupport {
 
+  /**
+   * The mutex every case runs on. A subclass may make it with {@link dev.baton.lock.MutexOptions}
+   * (local hand-over, caching) to hold the mutex with options to the same contract.
+   */
+  protected Mutex mutex(Coordinator client, String name) {
+    return client.mutex(name);
+  }
+
+  /**
+   * How many entries {@link Mutex#waiters()} shows for {@code threads} threads of one mutex object
+   * waiting at once: one each, unless {@link #mutex} shares one entry among them (local
+   * hand-over), where the waiters queue inside the client behind one entry.
+   */
+  protected int entriesFor(int threads) {
+    return threads;
+  }
+
+  @Test
+  public void options_eachOneTheBackendOffers_givesAMutexOfTheSameLock_andTheOthersAreRefused() throws Exception {
+    for (Feature option : List.of(Feature.LOCAL_HAND_OVER, Feature.LOCK_CACHING, Feature.LOCK_DELAY)) {
+      whereSupported(option, () -> {
+        String name = name(option.name().toLowerCase(java.util.Locale.ROOT));
+        Mutex withOption = (Mutex) option.ask(client(), name);
+        Mutex plain = mutex(client(), name);
+        long first;
+        try (Lease lease = withOption.acquire(WAIT)) {
+          first = lease.fencingToken();
+          assertThat(plain.tryAcquire(Duration.ZERO)).as("the lock held %s, from another client", option.words()).isEmpty();
+        }
+        try (Lease lease = plain.acquire(WAIT)) {
+          assertThat(lease.fencingToken()).as("the next holder's token").isGreaterThan(first);
+        }
+      });
+    }
+  }
+
   @Test
   public void contention_acrossClientsAndThreads_neverTwoHolders_andTokensGrow() throws Exception {
     String name = name("contended");
@@ -37,7 +73,7 @@ public abstract class MutexContract extends ContractSupport {
     List<Future<Integer>> workers = new ArrayList<>();
     for (int c = 0; c < 3; c++) {
       Coordinator client = client();
-      Mutex mutex = client.mutex(name);
+      Mutex mutex = mutex(client, name);
       for (int t = 0; t < 2; t++) {
         String who = "client" + c + "-thread" + t;
         workers.add(onThread(() -> {
@@ -67,8 +103,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void reentrant_perThread_releasedWhenEveryLevelIsClosed() throws Exception {
     String name = name("reentrant");
-    Mutex mutex = client().mutex(name);
-    Mutex other = client().mutex(name);
+    Mutex mutex = mutex(client(), name);
+    Mutex other = mutex(client(), name);
 
     Lease outer = mutex.acquire(WAIT);
     Lease inner = mutex.tryAcquire(Duration.ZERO).orElseThrow(() -> new AssertionError(
@@ -94,8 +130,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void timedAcquire_timesOut_withAcquireTimeoutException_andLeavesNoWaiter() throws Exception {
     String name = name("timed");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     try (Lease held = holderMutex.acquire(WAIT)) {
       assertThatThrownBy(() -> waiterMutex.acquire(SHORT))
           .isInstanceOf(AcquireTimeoutException.class)
@@ -112,8 +148,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void tryOnce_onAHeldLock_isEmpty_andLeavesNoWaiter() throws Exception {
     String name = name("try-once");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     try (Lease held = holderMutex.acquire(WAIT)) {
       assertThat(waiterMutex.tryAcquire(Duration.ZERO)).isEmpty();
       assertThat(waiterMutex.tryAcquire(SHORT)).isEmpty();
@@ -125,8 +161,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void asyncAcquire_waitsWithoutAThread_andIsGrantedOnRelease() throws Exception {
     String name = name("async");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
     await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
@@ -151,8 +187,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void cancelledAsyncWaiter_leavesNothingBehind() throws Exception {
     String name = name("cancel");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
     await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
@@ -164,7 +200,7 @@ public abstract class MutexContract extends ContractSupport {
 
     held.close();
     await().untilAsserted(() -> assertThat(holderMutex.holder()).as("holder after the release").isEmpty());
-    Mutex third = client().mutex(name);
+    Mutex third = mutex(client(), name);
     eventually("the lock free: the cancelled waiter did not get it", () -> third.tryAcquire(Duration.ZERO)).close();
     assertThat(waiting.isCancelled()).isTrue();
   }
@@ -172,8 +208,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void lease_releasedFromAnotherThread_freesTheLock() throws Exception {
     String name = name("other-thread");
-    Mutex mutex = client().mutex(name);
-    Mutex other = client().mutex(name);
+    Mutex mutex = mutex(client(), name);
+    Mutex other = mutex(client(), name);
     Lease lease = mutex.acquire(WAIT);
     get(onThread(() -> {
       lease.close();
@@ -190,8 +226,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void holderAndWaiters_nameHostPidThreadAndToken() throws Exception {
     String name = name("owners");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     long pid = ProcessHandle.current().pid();
 
     CompletableFuture<Lease> holding = onNamedThread("contract-holder", () -> holderMutex.acquire(WAIT));
@@ -225,7 +261,7 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void close_isIdempotent_forLeasesAndClients() throws Exception {
     Coordinator client = client();
-    Lease lease = client.mutex(name("idempotent")).acquire(WAIT);
+    Lease lease = mutex(client, name("idempotent")).acquire(WAIT);
     lease.close();
     assertThatCode(lease::close).doesNotThrowAnyException();
     assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
@@ -237,14 +273,14 @@ public abstract class MutexContract extends ContractSupport {
   public void closedClient_refusesWithClientClosedException_andItsLeasesAreFreed() throws Exception {
     String name = name("closed");
     Coordinator client = client();
-    Mutex before = client.mutex(name);
+    Mutex before = mutex(client, name);
     Lease lease = before.acquire(WAIT);
     List<LeaseState> heard = new CopyOnWriteArrayList<>();
     lease.addListener((l, state) -> heard.add(state));
     client.close();
 
     assertThat(lease.isValid()).as("a closed client's lease").isFalse();
-    assertThatThrownBy(() -> client.mutex(name("after"))).isInstanceOf(ClientClosedException.class);
+    assertThatThrownBy(() -> mutex(client, name("after"))).isInstanceOf(ClientClosedException.class);
     assertThatThrownBy(() -> before.acquire(WAIT)).isInstanceOf(ClientClosedException.class);
     assertThatThrownBy(() -> before.tryAcquire(Duration.ZERO)).isInstanceOf(ClientClosedException.class);
     CompletableFuture<Lease> async;
@@ -257,7 +293,7 @@ public abstract class MutexContract extends ContractSupport {
     assertThatThrownBy(() -> get(refused)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(ClientClosedException.class);
 
-    try (Lease next = client().mutex(name).acquire(WAIT)) {
+    try (Lease next = mutex(client(), name).acquire(WAIT)) {
       assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
     }
   }
@@ -265,8 +301,8 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void interruptedWaiter_failsWithBatonInterruptedException_andIsWithdrawn() throws Exception {
     String name = name("interrupt");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
     Lease held = holderMutex.acquire(WAIT);
     java.util.concurrent.atomic.AtomicReference<Thread> waiterThread = new java.util.concurrent.atomic.AtomicReference<>();
     CompletableFuture<Boolean> flagAfterwards = new CompletableFuture<>();
@@ -292,14 +328,14 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void clientClosedWhileAThreadWaits_failsTheWaitWithClientClosedException_andWithdrawsIt() throws Exception {
     String name = name("closed-while-waiting");
-    Mutex holderMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
     Coordinator waiterClient = client();
-    Mutex waiterMutex = waiterClient.mutex(name);
+    Mutex waiterMutex = mutex(waiterClient, name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> blocking = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
     await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
     CompletableFuture<Lease> async = waiterMutex.acquireAsync();
-    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(2));
+    await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(entriesFor(2)));
 
     waiterClient.close();
     assertThatThrownBy(() -> get(blocking)).isInstanceOf(ExecutionException.class)
@@ -315,10 +351,10 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void waiter_keepsItsPlaceAcrossABriefLinkLoss_andIsGranted() throws Exception {
     String name = name("waiter-link");
-    Mutex holderMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
     Coordinator waiterClient = patientClient();
     Lease held = holderMutex.acquire(WAIT);
-    Mutex waiterMutex = waiterClient.mutex(name);
+    Mutex waiterMutex = mutex(waiterClient, name);
     CompletableFuture<Lease> waiting = waiterMutex.acquireAsync();
     await().untilAsserted(() -> assertThat(waitersView(holderMutex, waiterMutex).waiters()).hasSize(1));
 
@@ -341,9 +377,9 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void waitersOfAnotherClient_areListedByEveryClient_wherePromised_elseByTheirOwnOnly() throws Exception {
     String name = name("seen-by");
-    Mutex holderMutex = client().mutex(name);
-    Mutex waiterMutex = client().mutex(name);
-    Mutex bystander = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
+    Mutex waiterMutex = mutex(client(), name);
+    Mutex bystander = mutex(client(), name);
     Lease held = holderMutex.acquire(WAIT);
     CompletableFuture<Lease> waiting = onNamedThread("contract-waiter", () -> waiterMutex.acquire(WAIT));
     await().untilAsserted(() -> assertThat(waiterMutex.waiters()).as("the waiter, on its own client").hasSize(1));
@@ -365,13 +401,13 @@ public abstract class MutexContract extends ContractSupport {
   @Test
   public void waitersOfDifferentClients_areServedInQueueOrder_wherePromised() throws Exception {
     String name = name("fifo");
-    Mutex holderMutex = client().mutex(name);
+    Mutex holderMutex = mutex(client(), name);
     Lease held = holderMutex.acquire(WAIT);
     List<String> granted = new CopyOnWriteArrayList<>();
     List<CompletableFuture<Lease>> waiting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       String who = "waiter" + i;
-      Mutex waiterMutex = client().mutex(name);
+      Mutex waiterMutex = mutex(client(), name);
       CompletableFuture<Lease> future = waiterMutex.acquireAsync();
       waiting.add(future.thenApply(lease -> {
         granted.add(who);

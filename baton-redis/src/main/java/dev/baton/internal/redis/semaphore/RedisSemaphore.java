@@ -28,7 +28,8 @@ import java.util.concurrent.TimeoutException;
  * A {@link Semaphore} on Redis in Redisson's {@code RPermitExpirableSemaphore} layout: the count of
  * available permits in the key {@code name}, the permits held in {@code {name}:timeout} scored by
  * when they expire (so a crashed holder's permits come back), releases published on {@code
- * redisson_sc:{name}}. See {@code dev.baton.redis.RedisBaton#semaphore} for what it promises.
+ * redisson_sc:{name}}; Baton's waiters queue, and a release grants the permits it frees to the first
+ * in line itself, telling it on {@code baton_sem_grant:{name}}. See {@code dev.baton.redis.RedisBaton#semaphore} for what it promises.
  */
 public final class RedisSemaphore implements Semaphore {
   private static final int MAX_NAME_BYTES = 1024;
@@ -57,11 +58,11 @@ public final class RedisSemaphore implements Semaphore {
     String tag = name.contains("{") ? name : "{" + name + "}";
     this.keys = new String[] {
         name, tag + ":timeout", "redisson_sc:" + tag, "baton_sem_queue:" + tag, "baton_sem_alive:" + tag,
-        "baton_sem_token:" + tag, "baton_sem_holders:" + tag};
+        "baton_sem_token:" + tag, "baton_sem_holders:" + tag, "baton_sem_grant:" + tag};
     session.checkOneSlot(name, keys);
   }
 
-  /** The keys in the order the scripts take them; [2] is the release channel. */
+  /** The keys in the order the scripts take them; [2] is the release channel, [7] the grant channel. */
   String[] keys() {
     return keys;
   }
