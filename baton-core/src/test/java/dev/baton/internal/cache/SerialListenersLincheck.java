@@ -1,11 +1,11 @@
 package dev.baton.internal.cache;
 
+import dev.baton.testkit.ModelCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.Validate;
@@ -119,17 +119,20 @@ public class SerialListenersLincheck {
   }
 
   /**
-   * The budget: 3 random scenarios of 3 threads x 2 operations, 50 interleavings each. The races
-   * here take two or three operations on two threads (a delivery against an add or a removal, a pool thread's task against the next delivery); the model checker
-   * tries interleavings with few thread switches first, and 50 cover every one-switch interleaving
-   * of such a scenario and most two-switch ones.
+   * The budget. The races here take two or three threads: the pool's threads running one
+   * listener's queue while the next delivery queues, and an add (with first events) or a removal
+   * against a delivery. The written scenarios line these up with one or two thread switches; 150
+   * interleavings each found a planted queue run by two pool threads at once (50 did not).
+   * Random scenarios only in a long run (see {@link ModelCheck}).
    */
   public static void check() {
-    new ModelCheckingOptions().iterations(3).invocationsPerIteration(50).threads(3).actorsPerThread(2)
-        // Lincheck takes an invocation past this for a hang; the first ones instrument the classes they
-        // reach, which took more than its default 30 s under heavy load (internal in Lincheck 3.7).
-        .invocationTimeout$lincheck(180_000)
+    ModelCheck.options(0, 150,
+            // two deliveries queue while two pool threads run the listener's queue
+            ModelCheck.scenario(SerialListenersLincheck.class,
+                new String[] {"add 0", "deliver", "deliver"}, new String[] {"runTask"}, new String[] {"runTask"}),
+            // an add with first events and a removal against a delivery and its task
+            ModelCheck.scenario(SerialListenersLincheck.class,
+                new String[] {"add 1", "remove 1"}, new String[] {"deliver", "runTask"}, new String[] {"add 0", "runTask"}))
         .check(SerialListenersLincheck.class);
   }
-
 }

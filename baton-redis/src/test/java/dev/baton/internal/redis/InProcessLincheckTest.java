@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Test;
  * here holds one structure's operations, invariants and budget.
  *
  * <p>One test class for all of them, so that they run in one JVM: the first check in a JVM pays
- * for Lincheck's agent and the instrumentation of every class loaded so far (15 to 30 s on the
- * build machine under load), each later one only a second or two.
+ * for Lincheck's agent, each check for instrumenting the classes it reaches, and the budgets are
+ * small (see each check's {@code check()} and {@link dev.baton.testkit.ModelCheck} for a longer
+ * run).
  */
 class InProcessLincheckTest {
   @Test

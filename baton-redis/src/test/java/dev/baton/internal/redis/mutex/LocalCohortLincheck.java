@@ -3,11 +3,11 @@ package dev.baton.internal.redis.mutex;
 import dev.baton.ClientClosedException;
 import dev.baton.internal.redis.InMemoryClient;
 import dev.baton.internal.redis.Tenure;
+import dev.baton.testkit.ModelCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
 
@@ -219,16 +219,21 @@ public class LocalCohortLincheck {
   }
 
   /**
-   * The budget: 3 random scenarios of 3 threads x 2 operations, 50 interleavings each. The races
-   * here take two or three operations on two threads (a grant against a give-up, a tenure's end against an acquire, close or a dropped connection); the model checker
-   * tries interleavings with few thread switches first, and 50 cover every one-switch interleaving
-   * of such a scenario and most two-switch ones.
+   * The budget. The races here take two threads: two acquires against each other (one acquisition
+   * queued for both), a grant against a give-up, a tenure's end handing over to a waiter that gives
+   * up, and a dropped connection or a close against a hand-over. A written scenario lines up each
+   * with one thread switch; 150 interleavings each found a planted check-then-act (the start of
+   * the queueing moved out of the acquire's monitor section: two acquisitions queued at once),
+   * which 50 did not. Random scenarios only in a long run (see {@link ModelCheck}).
    */
   public static void check() {
-    new ModelCheckingOptions().iterations(3).invocationsPerIteration(50).threads(3).actorsPerThread(2)
-        // Lincheck takes an invocation past this for a hang; the first ones instrument the classes they
-        // reach, which took more than its default 30 s under heavy load (internal in Lincheck 3.7).
-        .invocationTimeout$lincheck(180_000)
+    ModelCheck.options(0, 150,
+            ModelCheck.scenario(LocalCohortLincheck.class, new String[] {"acquire"}, new String[] {"acquire"}),
+            ModelCheck.scenario(LocalCohortLincheck.class, new String[] {"acquire", "giveUp"}, new String[] {"grant"}),
+            ModelCheck.scenario(LocalCohortLincheck.class,
+                new String[] {"acquire", "grant", "acquire", "exit"}, new String[] {"giveUp"}),
+            ModelCheck.scenario(LocalCohortLincheck.class,
+                new String[] {"acquire", "grant", "acquire", "exit"}, new String[] {"connectionLost", "close"}))
         .check(LocalCohortLincheck.class);
   }
 }
