@@ -9,6 +9,7 @@ import dev.baton.bench.lock.CuratorLibrary;
 import dev.baton.bench.lock.JdbcBatonLibrary;
 import dev.baton.bench.lock.PipelinedPattern;
 import dev.baton.bench.lock.RawLibrary;
+import dev.baton.bench.lock.RawPgNotifyLibrary;
 import dev.baton.bench.lock.RawRedisLibrary;
 import dev.baton.bench.lock.RedisBatonLibrary;
 import dev.baton.bench.lock.RedissonLibrary;
@@ -264,11 +265,13 @@ public final class BenchMain {
     Contender cached = new Contender("baton-jdbc-cached", "Baton Mutex on PostgreSQL, caching 100 ms, local hand-over "
         + LOCAL_HAND_OVERS + " in a row", Role.REFERENCE, new JdbcBatonLibrary(MutexOptions.defaults()
             .withCaching(Duration.ofMillis(100)).withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
+    Contender raw = floor("raw-pg-notify", "raw: upsert if free, release notifying if wanted, a refused client"
+        + " waits for a notify (no token, expiry or fairness)", new RawPgNotifyLibrary());
     return List.of(
         new ThroughputScenario("jdbc-mutex-uncontended", "PostgreSQL: 1 client, 1 thread, acquire+release",
-            1, 1, List.of(baton, shedLock, spring, cached)),
+            1, 1, List.of(baton, shedLock, spring, cached, raw)),
         new ThroughputScenario("jdbc-mutex-4x1", "PostgreSQL: one name, 4 clients x 1 thread",
-            4, 1, List.of(baton, shedLock, spring, cached)).withHandOvers());
+            4, 1, List.of(baton, shedLock, spring, cached, raw)).withHandOvers());
   }
 
   private static Contender batonOnRedis() {
