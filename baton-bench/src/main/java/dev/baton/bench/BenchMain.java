@@ -60,7 +60,7 @@ public final class BenchMain {
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", "redis-mutex-uncontended", "redis-mutex-4x4",
       "redis-mutex-4x1", "redis-rwlock-read-8", "redis-semaphore-3x8", LeaderFailoverScenario.REDIS_NAME,
-      "jdbc-mutex-uncontended", "jdbc-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
+      "jdbc-mutex-uncontended", "jdbc-mutex-4x1", "jdbc-mutex-4x1-turns", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, CacheHeapScenario.NAME, RequestCountScenario.NAME);
@@ -271,7 +271,10 @@ public final class BenchMain {
         new ThroughputScenario("jdbc-mutex-uncontended", "PostgreSQL: 1 client, 1 thread, acquire+release",
             1, 1, List.of(baton, shedLock, spring, cached, raw)),
         new ThroughputScenario("jdbc-mutex-4x1", "PostgreSQL: one name, 4 clients x 1 thread",
-            4, 1, List.of(baton, shedLock, spring, cached, raw)).withHandOvers());
+            4, 1, List.of(baton, shedLock, spring, cached, raw)).withHandOvers(),
+        new ThroughputScenario("jdbc-mutex-4x1-turns", "PostgreSQL: one name, 4 clients x 1 thread; a client that"
+            + " released asks again once another client has the lock", 4, 1, List.of(baton, shedLock, spring, raw))
+            .withTurns());
   }
 
   private static Contender batonOnRedis() {
