@@ -9,6 +9,7 @@ import dev.baton.bench.lock.CuratorLibrary;
 import dev.baton.bench.lock.JdbcBatonLibrary;
 import dev.baton.bench.lock.PipelinedPattern;
 import dev.baton.bench.lock.RawLibrary;
+import dev.baton.bench.lock.RawPgNotifyLibrary;
 import dev.baton.bench.lock.RawRedisLibrary;
 import dev.baton.bench.lock.RedisBatonLibrary;
 import dev.baton.bench.lock.RedissonLibrary;
@@ -59,7 +60,7 @@ public final class BenchMain {
   private static final List<String> DISPLAY_ORDER = List.of(
       "mutex-uncontended", "mutex-4x4", "mutex-4x1", "redis-mutex-uncontended", "redis-mutex-4x4",
       "redis-mutex-4x1", "redis-rwlock-read-8", "redis-semaphore-3x8", LeaderFailoverScenario.REDIS_NAME,
-      "jdbc-mutex-uncontended", "jdbc-mutex-4x1", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
+      "jdbc-mutex-uncontended", "jdbc-mutex-4x1", "jdbc-mutex-4x1-turns", PassAllScenario.NAME, AsyncWaitersScenario.NAME,
       AsyncWaitersScenario.DEFAULT_MODE_NAME,
       "mutex-cached-uncontended", ManyPathsScenario.NAME, "rwlock-read-uncontended", "rwlock-read-8", "semaphore-3x8",
       ConfigPropagationScenario.NAME, ConfigHistoryScenario.NAME, CacheHeapScenario.NAME, RequestCountScenario.NAME);
@@ -264,11 +265,16 @@ public final class BenchMain {
     Contender cached = new Contender("baton-jdbc-cached", "Baton Mutex on PostgreSQL, caching 100 ms, local hand-over "
         + LOCAL_HAND_OVERS + " in a row", Role.REFERENCE, new JdbcBatonLibrary(MutexOptions.defaults()
             .withCaching(Duration.ofMillis(100)).withLocalHandOver(LOCAL_HAND_OVERS)), Sharing.PER_CLIENT);
+    Contender raw = floor("raw-pg-notify", "raw: upsert if free, release notifying if wanted, a refused client"
+        + " waits for a notify (no token, expiry or fairness)", new RawPgNotifyLibrary());
     return List.of(
         new ThroughputScenario("jdbc-mutex-uncontended", "PostgreSQL: 1 client, 1 thread, acquire+release",
-            1, 1, List.of(baton, shedLock, spring, cached)),
+            1, 1, List.of(baton, shedLock, spring, cached, raw)),
         new ThroughputScenario("jdbc-mutex-4x1", "PostgreSQL: one name, 4 clients x 1 thread",
-            4, 1, List.of(baton, shedLock, spring, cached)).withHandOvers());
+            4, 1, List.of(baton, shedLock, spring, cached, raw)).withHandOvers(),
+        new ThroughputScenario("jdbc-mutex-4x1-turns", "PostgreSQL: one name, 4 clients x 1 thread; a client that"
+            + " released asks again once another client has the lock", 4, 1, List.of(baton, shedLock, spring, raw))
+            .withTurns());
   }
 
   private static Contender batonOnRedis() {

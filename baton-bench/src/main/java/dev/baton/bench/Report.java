@@ -190,7 +190,7 @@ final class Report {
       }
     }
     if (!floors.isEmpty()) {
-      out.append("\nFloors: the raw ZooKeeper client running each request pattern, same server, same rounds\n");
+      out.append("\nFloors: a raw client (ZooKeeper, Redis or JDBC) running each request pattern, same server, same rounds\n");
       out.append(floors.render());
     }
 

@@ -77,20 +77,21 @@ final class ThroughputRun {
 
   static Result run(Contender contender, BenchContext context, String path, int clients,
       int threadsPerClient, Duration window) throws Exception {
-    return run(contender, context, path, clients, threadsPerClient, window, false);
+    return run(contender, context, path, clients, threadsPerClient, window, false, false);
   }
 
   /**
    * As above; with {@code handOvers}, each acquisition by another client than the last holder's
    * also records the time from that holder starting its release to this acquire returning (for
-   * locks of one holder only: a shared lock has no single previous holder).
+   * locks of one holder only: a shared lock has no single previous holder). With {@code turns}
+   * (and hand-overs), a client that released asks again only once another client has the lock.
    */
   static Result run(Contender contender, BenchContext context, String path, int clients,
-      int threadsPerClient, Duration window, boolean handOvers) throws Exception {
+      int threadsPerClient, Duration window, boolean handOvers, boolean turns) throws Exception {
     boolean onRedis = contender.library().onRedis();
     boolean onJdbc = contender.library().onJdbc();
     String connectString = onJdbc ? context.jdbcUrl() : onRedis ? context.redisUri() : context.connectString();
-    HandOver handOver = handOvers && contender.library().holdersAllowed() == 1 ? new HandOver() : null;
+    HandOver handOver = handOvers && contender.library().holdersAllowed() == 1 ? new HandOver(turns) : null;
     List<LockClient> opened = new ArrayList<>();
     try {
       for (int i = 0; i < clients; i++) {
@@ -160,8 +161,37 @@ final class ThroughputRun {
    * holder only, read by the next holder: the lock orders them.
    */
   private static final class HandOver {
+    private final boolean turns;
     private volatile long releasedAt;
     private volatile int releasedBy = -1;
+    private int holder = -1; // guarded by this: with turns, the client that took the lock last
+
+    HandOver(boolean turns) {
+      this.turns = turns;
+    }
+
+    /** {@code client} has the lock: a client waiting for its turn may ask again. */
+    void took(int client) {
+      if (turns) {
+        synchronized (this) {
+          holder = client;
+          notifyAll();
+        }
+      }
+    }
+
+    /** With turns: waits, outside the lock, until another client than {@code client} has taken it, or {@code end}. */
+    void awaitTurn(int client, long end) throws InterruptedException {
+      if (!turns) {
+        return;
+      }
+      synchronized (this) {
+        long left;
+        while (holder == client && (left = end - System.nanoTime()) > 0) {
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+      }
+    }
   }
 
   /** One thread's loop: cycle until the window ends or any thread failed. */
@@ -184,6 +214,7 @@ final class ThroughputRun {
             if (by >= 0 && by != clientIndex && acquiredAt - end <= 0) {
               handOvers.add(acquiredAt - handOver.releasedAt);
             }
+            handOver.took(clientIndex);
             handOver.releasedAt = System.nanoTime();
             handOver.releasedBy = clientIndex;
           }
@@ -195,6 +226,9 @@ final class ThroughputRun {
           }
           perClient.incrementAndGet(clientIndex);
           latencies.add(done - start);
+          if (handOver != null) {
+            handOver.awaitTurn(clientIndex, end);
+          }
         }
       } catch (Throwable e) {
         failure.compareAndSet(null, e);

@@ -17,15 +17,17 @@ final class ThroughputScenario implements Scenario {
   private final int threadsPerClient;
   private final List<Contender> contenders;
   private final boolean handOvers;
+  private final boolean turns;
 
   ThroughputScenario(String name, String description, int clients, int threadsPerClient,
       List<Contender> contenders) {
-    this(name, description, clients, threadsPerClient, contenders, false);
+    this(name, description, clients, threadsPerClient, contenders, false, false);
   }
 
   private ThroughputScenario(String name, String description, int clients, int threadsPerClient,
-      List<Contender> contenders, boolean handOvers) {
+      List<Contender> contenders, boolean handOvers, boolean turns) {
     this.handOvers = handOvers;
+    this.turns = turns;
     this.name = name;
     this.description = description;
     this.clients = clients;
@@ -38,7 +40,17 @@ final class ThroughputScenario implements Scenario {
    * to another client's acquire returning), with the Baton-to-peer ratio of their p50 in a note.
    */
   ThroughputScenario withHandOvers() {
-    return new ThroughputScenario(name, description, clients, threadsPerClient, contenders, true);
+    return new ThroughputScenario(name, description, clients, threadsPerClient, contenders, true, turns);
+  }
+
+  /**
+   * The same scenario, timing hand-overs, where a client that released asks again only once another
+   * client has taken the lock: every release is then handed to a client that was waiting for it,
+   * as when each node of a service takes its turn, rather than taken straight back by its releaser
+   * (which a lock that polls does in a tight loop, and which would leave out its waiters' wait).
+   */
+  ThroughputScenario withTurns() {
+    return new ThroughputScenario(name, description, clients, threadsPerClient, contenders, true, true);
   }
 
   @Override
@@ -70,7 +82,7 @@ final class ThroughputScenario implements Scenario {
         Contender c = contenders.get(index);
         String path = context.freshPath(name, c.id(), "r" + (round + 1));
         ThroughputRun.Result run = ThroughputRun.run(
-            c, context, path, clients, threadsPerClient, options.window(), handOvers);
+            c, context, path, clients, threadsPerClient, options.window(), handOvers, turns);
         Series s = series.get(index);
         s.put(round, run.perSecond());
         s.putExtra("p50Us", round, run.latencyMicros(0.50));

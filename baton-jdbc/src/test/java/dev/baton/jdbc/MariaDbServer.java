@@ -59,6 +59,7 @@ public final class MariaDbServer implements SqlTestServer {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (true) {
       try (Connection c = DriverManager.getConnection(url("mysql"))) {
+        checkOurs(c);
         return;
       } catch (SQLException e) {
         if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -71,6 +72,29 @@ public final class MariaDbServer implements SqlTestServer {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(ie);
         }
+      }
+    }
+  }
+
+  /**
+   * Fails unless the server that answered on this port is this one: the port was free when it was
+   * picked, but another test JVM may take it before mariadbd binds it (or while it restarts), and
+   * tests that then met on one server would share its databases, whose names repeat per JVM.
+   */
+  private void checkOurs(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT @@datadir")) {
+      rs.next();
+      Path served = Path.of(rs.getString(1)).toAbsolutePath().normalize();
+      Path ours;
+      try {
+        ours = dir.resolve("data").toRealPath(); // the server reports its directory with links resolved
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      if (!served.equals(ours)) {
+        process.destroyForcibly();
+        throw new IllegalStateException("Port " + port + " is served by another MariaDB (data in " + served
+            + "), not by the one started on " + dir.resolve("data") + "; see " + dir.resolve("server.log"));
       }
     }
   }

@@ -1,6 +1,8 @@
 package dev.baton.bench.chaos;
 
 import dev.baton.contract.ZooKeeperBackend;
+import dev.baton.jdbc.MariaDbServer;
+import dev.baton.jdbc.contract.MariaDbBackend;
 import dev.baton.jdbc.contract.PostgresBackend;
 import dev.baton.redis.contract.RedisBackend;
 import dev.baton.redis.contract.RedisClusterFailoverBackend;
@@ -13,7 +15,7 @@ import java.util.Locale;
 /**
  * A backend for the chaos command: the conformance suite's own fixture of that store ({@code
  * ZooKeeperBackend}, {@code RedisBackend}, {@code PostgresBackend}, {@code RedisFailoverBackend},
- * {@code RedisClusterFailoverBackend},
+ * {@code RedisClusterFailoverBackend}, {@code MariaDbBackend},
  * from the backend modules' test jars), so that the command's report and the build's are made by
  * the same servers, clients and faults. The fixtures are JUnit extensions only in that the contract
  * tests register them as such: here their callbacks are called by hand, with no extension context,
@@ -24,10 +26,11 @@ final class ChaosBackend implements AutoCloseable {
   static final List<String> NAMES = List.of("zookeeper", "redis", "postgresql");
   /**
    * The names {@code --backend} takes besides: Redis with an append-only file synced on every write
-   * (restarts keep the counter), Redis with a replica and Sentinel that fails over, and a Redis
-   * Cluster whose masters fail over to their replicas.
+   * (restarts keep the counter), Redis with a replica and Sentinel that fails over, a Redis
+   * Cluster whose masters fail over to their replicas, and the SQL backend on MariaDB (MySQL's
+   * dialect; no Maven package ships its server, so it runs the machine's {@code mariadbd}).
    */
-  static final List<String> VARIANTS = List.of("redis-aof", "redis-failover", "redis-cluster-failover");
+  static final List<String> VARIANTS = List.of("redis-aof", "redis-failover", "redis-cluster-failover", "mariadb");
 
   private final String name;
   private final ContractBackend fixture;
@@ -69,6 +72,12 @@ final class ChaosBackend implements AutoCloseable {
       case "redis-aof" -> new ChaosBackend(key, RedisBackend.persistent());
       case "redis-failover" -> new ChaosBackend(key, new RedisFailoverBackend());
       case "redis-cluster-failover" -> new ChaosBackend(key, new RedisClusterFailoverBackend());
+      case "mariadb" -> {
+        MariaDbServer.missing().ifPresent(what -> {
+          throw new IllegalArgumentException("--backend mariadb needs MariaDB's server on this machine: " + what);
+        });
+        yield new ChaosBackend(key, new MariaDbBackend());
+      }
       default -> throw new IllegalArgumentException("--backend '" + name + "' is none of " + NAMES + ", " + VARIANTS
           + " or all");
     };

@@ -32,7 +32,7 @@ import java.util.Locale;
  */
 public final class ChaosCommand {
   static final String USAGE = """
-      usage: baton-bench chaos --backend zookeeper|redis|postgresql|redis-aof|redis-failover|redis-cluster-failover|all[,...]
+      usage: baton-bench chaos --backend zookeeper|redis|postgresql|redis-aof|redis-failover|redis-cluster-failover|mariadb|all[,...]
                                [--duration 60s] [--seed N] [--report FILE]
         --backend   the store(s) to run against, each on an embedded server this command starts;
                     several run one after another, each with the same seed; all is the first three;
@@ -40,6 +40,8 @@ public final class ChaosCommand {
                     redis-failover: a master, a replica and Sentinel, failing over to the lagging replica
                     redis-cluster-failover: a Redis Cluster of three masters with a replica each, a
                     master killed and its lagging replica promoted (CLUSTER FAILOVER TAKEOVER)
+                    mariadb: the SQL backend on MariaDB (MySQL's dialect), the machine's mariadbd
+                    (Debian's mariadb-server), not a Maven package
         --duration  how long faults strike each backend (90s, 10m, PT1H...; default 60s)
         --seed      the seed of the fault schedule and the workloads (default 20261126)
         --report    the Markdown file to write (default chaos-<backends>-<seed>.md here)""";

@@ -8,8 +8,9 @@ import java.sql.SQLException;
 /**
  * PostgreSQL: the grant is one statement (an upsert that takes the row only if it is free or
  * expired, and bumps its token, or else marks it wanted), returning either the new token or how
- * long the holder has left. Release frees the row, reads whether it was wanted and sends {@code
- * pg_notify} in the same statement, so the notice is delivered exactly when the release commits.
+ * long the holder has left. Release frees the row, reads whether it was wanted and, if so, sends
+ * {@code pg_notify} in the same statement, so the notice is delivered exactly when the release
+ * commits.
  */
 final class PostgresDialect extends Dialect {
   private static final String GRANT = "WITH g AS ("
@@ -84,7 +85,10 @@ final class PostgresDialect extends Dialect {
     }
   }
 
-  /** Frees the row and sends {@code pg_notify} in the same statement: the notice goes out exactly when the release commits. */
+  /**
+   * Frees the row and, if another asker was refused it since the grant, sends {@code pg_notify} in
+   * the same statement: the notice goes out exactly when the release commits.
+   */
   @Override
   public Released release(Connection c, String name, String owner, long token, String channel, String payload)
       throws SQLException {
@@ -96,7 +100,9 @@ final class PostgresDialect extends Dialect {
       boolean waiting) throws SQLException {
     try (PreparedStatement ps = prepare(c, "WITH r AS (" + releaseSql().replace("thread = NULL",
         "thread = CASE WHEN wanted AND ? THEN " + YIELDING + " END") + " RETURNING wanted)"
-        + " SELECT pg_notify(?, ?), wanted FROM r")) {
+        // Only a release another asker was refused since the grant wakes anyone: each refused
+        // attempt marks the row wanted, and a notify costs the release more than the update does.
+        + " SELECT CASE WHEN wanted THEN (SELECT 1 FROM pg_notify(?, ?)) END, wanted FROM r")) {
       ps.setBoolean(1, waiting);
       ps.setString(2, name);
       ps.setString(3, owner);
