@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.internal.cache.SerialListenersLincheck;
 import dev.baton.internal.leadership.LeadershipListenersLincheck;
 import dev.baton.internal.lock.CohortLincheck;
+import dev.baton.internal.queue.ItemTakersLincheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,5 +31,10 @@ class InProcessLincheckTest {
   @Test
   void leadershipListeners() {
     LeadershipListenersLincheck.check();
+  }
+
+  @Test
+  void queueTakers() {
+    ItemTakersLincheck.check();
   }
 }
