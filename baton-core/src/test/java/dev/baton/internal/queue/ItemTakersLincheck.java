@@ -266,20 +266,30 @@ public class ItemTakersLincheck {
 
   // ---- what the ensemble and other clients do -----------------------------------------------
 
-  /** The ensemble answers everything sent so far, and what the answers send, in order. */
+  /**
+   * The ensemble answers what was sent so far, in order (what the answers send waits for the next
+   * call): so that a written scenario can line a thread's step up between a request and its answer.
+   */
   @Operation
   public void answer() {
     synchronized (eventThread) {
-      while (true) {
+      int sent;
+      synchronized (ensembleSide) {
+        sent = pending.size();
+      }
+      for (int i = 0; i < sent; i++) {
         Runnable next;
         synchronized (ensembleSide) {
           next = pending.poll();
         }
-        if (next == null) {
-          return;
-        }
         next.run();
       }
+    }
+  }
+
+  private boolean quiet() {
+    synchronized (ensembleSide) {
+      return pending.isEmpty();
     }
   }
 
@@ -309,7 +319,9 @@ public class ItemTakersLincheck {
 
   @Validate
   public void nobodyWaitsForAFreeItemAndNoClaimIsLeft() {
-    answer();
+    while (!quiet()) {
+      answer();
+    }
     try {
       verify();
     } finally {
@@ -349,13 +361,14 @@ public class ItemTakersLincheck {
    */
   public static void check() {
     ModelCheck.options(0, 60,
-            // a taker withdraws while the claim for it is in flight; another comes
+            // a taker withdraws while the claim for it is in flight (between the listing's answer
+            // and the claim's)
             ModelCheck.scenario(ItemTakersLincheck.class,
-                new String[] {"put", "take", "answer"}, new String[] {"take", "withdraw"}),
+                new String[] {"put", "take", "answer", "answer"}, new String[] {"withdraw", "take"}),
             // an item given back as another taker comes
             ModelCheck.scenario(ItemTakersLincheck.class,
-                new String[] {"put", "take", "answer", "release"}, new String[] {"take", "answer"}),
-            // another client claims against the listing and a take that may not wait
+                new String[] {"put", "take", "answer", "answer", "release"}, new String[] {"take", "answer"}),
+            // another client claims against the claim sent, and a take that may not wait
             ModelCheck.scenario(ItemTakersLincheck.class,
                 new String[] {"put", "take", "answer"}, new String[] {"steal", "poll"}))
         .check(ItemTakersLincheck.class);
