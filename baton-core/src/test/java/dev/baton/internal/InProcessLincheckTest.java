@@ -4,6 +4,7 @@ import dev.baton.internal.cache.SerialListenersLincheck;
 import dev.baton.internal.leadership.LeadershipListenersLincheck;
 import dev.baton.internal.lock.CohortLincheck;
 import dev.baton.internal.queue.ItemTakersLincheck;
+import dev.baton.testkit.ModelCheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,4 +38,17 @@ class InProcessLincheckTest {
   void queueTakers() {
     ItemTakersLincheck.check();
   }
+
+  /** Each check in stress mode: random scenarios on real threads, a few hundred runs each. */
+  @Test
+  void stressMode() {
+    for (Class<?> check : new Class<?>[] {CohortLincheck.class, SerialListenersLincheck.class,
+        LeadershipListenersLincheck.class, ItemTakersLincheck.class}) {
+      ModelCheck.stress(STRESS_SCENARIOS, STRESS_INVOCATIONS).check(check);
+    }
+  }
+
+  // Measured in the build: see docs/reliability.md.
+  static final int STRESS_SCENARIOS = 5;
+  static final int STRESS_INVOCATIONS = 200;
 }
