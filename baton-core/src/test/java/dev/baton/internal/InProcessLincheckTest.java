@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>One test class for all of them, so that they run in one JVM: the first check in a JVM pays
  * for Lincheck's agent, each check for instrumenting the classes it reaches (the ZooKeeper cohort,
- * which reaches a session, most), and the budgets are small (see each check's {@code check()} and
+ * which reaches a session, and the queue's takers, which reach ZooKeeper's request classes, most),
+ * and the budgets are small (see each check's {@code check()} and
  * {@link dev.baton.testkit.ModelCheck} for a longer run). The leadership listeners live in
  * baton-api but are checked here for that reason. {@code InProcessLincheckTest} of baton-redis
  * does the same for the Redis structures.
