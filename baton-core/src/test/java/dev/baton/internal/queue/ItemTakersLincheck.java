@@ -55,7 +55,19 @@ public class ItemTakersLincheck {
   private final Object ensembleSide = new Object(); // guards the fields below
   private final Object eventThread = new Object(); // answers one at a time, in order, as ZooKeeper's event thread
   private final ArrayDeque<Runnable> pending = new ArrayDeque<>(); // requests sent, and watch events, in order
+  // The previous invocation's takers: the session is shared, so its observers must be left as found,
+  // and an invocation the model checker cuts short never reaches the validation's cleanup. Left
+  // there, they grew the session's observer set until a resize of it (a loop inside
+  // ConcurrentHashMap) was taken for a hang. Instances are made one at a time, between invocations.
+  private static ItemTakers previous;
   private final ItemTakers takers = new ItemTakers(session, PATH, new Ensemble());
+
+  public ItemTakersLincheck() {
+    if (previous != null) {
+      previous.sessionClosed();
+    }
+    previous = takers;
+  }
   private final List<ItemTakers.Taker> taken = new ArrayList<>();
   private final List<ItemTakers.Taker> polled = new ArrayList<>();
   private final List<ItemTakers.Claimed> held = new ArrayList<>();
@@ -326,7 +338,7 @@ public class ItemTakersLincheck {
       verify();
     } finally {
       // The session is shared: leave its observers as found (a taker still waiting keeps the
-      // takers observing), or the next invocations run on a growing set.
+      // takers observing; see previous).
       takers.sessionClosed();
     }
   }
