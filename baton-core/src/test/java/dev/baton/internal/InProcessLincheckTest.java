@@ -3,6 +3,8 @@ package dev.baton.internal;
 import dev.baton.internal.cache.SerialListenersLincheck;
 import dev.baton.internal.leadership.LeadershipListenersLincheck;
 import dev.baton.internal.lock.CohortLincheck;
+import dev.baton.internal.queue.ItemTakersLincheck;
+import dev.baton.testkit.ModelCheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,7 +13,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>One test class for all of them, so that they run in one JVM: the first check in a JVM pays
  * for Lincheck's agent, each check for instrumenting the classes it reaches (the ZooKeeper cohort,
- * which reaches a session, most), and the budgets are small (see each check's {@code check()} and
+ * which reaches a session, and the queue's takers, which reach ZooKeeper's request classes, most),
+ * and the budgets are small (see each check's {@code check()} and
  * {@link dev.baton.testkit.ModelCheck} for a longer run). The leadership listeners live in
  * baton-api but are checked here for that reason. {@code InProcessLincheckTest} of baton-redis
  * does the same for the Redis structures.
@@ -30,5 +33,19 @@ class InProcessLincheckTest {
   @Test
   void leadershipListeners() {
     LeadershipListenersLincheck.check();
+  }
+
+  @Test
+  void queueTakers() {
+    ItemTakersLincheck.check();
+  }
+
+  /** Each check in stress mode: random scenarios on real threads, a few hundred runs each. */
+  @Test
+  void stressMode() {
+    for (Class<?> check : new Class<?>[] {CohortLincheck.class, SerialListenersLincheck.class,
+        LeadershipListenersLincheck.class, ItemTakersLincheck.class}) {
+      ModelCheck.stress(5, 200).check(check);
+    }
   }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import org.jetbrains.kotlinx.lincheck.Actor;
 import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.StressOptions;
 
 /**
  * The budget of a Lincheck model check in the build, and the scenarios written for the races it is
@@ -39,6 +40,21 @@ public final class ModelCheck {
       options.addCustomScenario(scenario);
     }
     return options;
+  }
+
+  /**
+   * Stress mode of 3 threads x 2 operations: {@code scenarios} random scenarios, each run {@code
+   * invocations} times on real threads, whose interleaving nothing controls (each overridden by
+   * {@code baton.lincheck.stress.scenarios} and {@code baton.lincheck.stress.invocations}). It
+   * finds less than model checking for the time, but runs the classes as compiled, on the JVM's
+   * own memory model and monitors, where the model checker runs its instrumented copies.
+   */
+  public static StressOptions stress(int scenarios, int invocations) {
+    return new StressOptions()
+        .iterations(Integer.getInteger("baton.lincheck.stress.scenarios", scenarios))
+        .invocationsPerIteration(Integer.getInteger("baton.lincheck.stress.invocations", invocations))
+        .threads(3)
+        .actorsPerThread(2);
   }
 
   /**

@@ -23,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.KeeperException;
@@ -120,10 +121,67 @@ final class ItemTakers implements SessionObserver {
     }
   }
 
+  /**
+   * What the takers ask of the session and the ensemble: ZooKeeper's asynchronous calls on the
+   * handle given, answered in the order sent, and a claim's delete in the background. A seam, so
+   * that a model-checking test can play the ensemble's part in memory.
+   */
+  interface Ensemble {
+    /** {@code watcher} as passed to the requests below (the session notes the events it hears). */
+    Watcher watching(Watcher watcher);
+
+    void getChildren(Session.Handle on, String path, Watcher watcher, AsyncCallback.ChildrenCallback callback);
+
+    void exists(Session.Handle on, String path, Watcher watcher, AsyncCallback.StatCallback callback);
+
+    void multi(Session.Handle on, List<Op> ops, AsyncCallback.MultiCallback callback);
+
+    void getData(Session.Handle on, String path, AsyncCallback.DataCallback callback);
+
+    /** Deletes the claim at {@code path} made on {@code on}, across connection loss ({@link Nodes#deleteInBackground}). */
+    void deleteInBackground(Session.Handle on, String path);
+  }
+
+  /** The real requests, to the ensemble of {@code session}. */
+  private static Ensemble zooKeeper(Session session) {
+    return new Ensemble() {
+      @Override
+      public Watcher watching(Watcher watcher) {
+        return session.watching(watcher);
+      }
+
+      @Override
+      public void getChildren(Session.Handle on, String path, Watcher watcher, AsyncCallback.ChildrenCallback callback) {
+        on.zk().getChildren(path, watcher, callback, null);
+      }
+
+      @Override
+      public void exists(Session.Handle on, String path, Watcher watcher, AsyncCallback.StatCallback callback) {
+        on.zk().exists(path, watcher, callback, null);
+      }
+
+      @Override
+      public void multi(Session.Handle on, List<Op> ops, AsyncCallback.MultiCallback callback) {
+        on.zk().multi(ops, callback, null);
+      }
+
+      @Override
+      public void getData(Session.Handle on, String path, AsyncCallback.DataCallback callback) {
+        on.zk().getData(path, false, callback, null);
+      }
+
+      @Override
+      public void deleteInBackground(Session.Handle on, String path) {
+        Nodes.deleteInBackground(session, on, path);
+      }
+    };
+  }
+
   private static final byte[] EMPTY = new byte[0];
   private static final String CLAIMANT = claimant();
 
   private final Session session;
+  private final Ensemble ensemble;
   private final String serverPath;
   private final String serverClaims;
   private final Watcher watcher;
@@ -149,8 +207,14 @@ final class ItemTakers implements SessionObserver {
   private List<String> items;
 
   ItemTakers(Session session, String serverPath) {
+    this(session, serverPath, null);
+  }
+
+  /** With {@code ensemble} in place of the requests to the ensemble ({@code null}: the real ones). */
+  ItemTakers(Session session, String serverPath, Ensemble ensemble) {
     this.session = session;
-    this.watcher = session.watching(this::changed);
+    this.ensemble = ensemble != null ? ensemble : zooKeeper(session);
+    this.watcher = this.ensemble.watching(this::changed);
     this.serverPath = serverPath;
     this.serverClaims = serverPath + "/" + ItemNodes.CLAIMS;
     this.heldBack = HeldBackItems.of(session);
@@ -215,7 +279,7 @@ final class ItemTakers implements SessionObserver {
 
   /** {@link #release}, holding the monitor: the delete goes out before any claim decided after it. */
   private void giveBack(Claimed claimed) {
-    outbox.post(() -> Nodes.deleteInBackground(session, claimed.handle(), claimPath(claimed.item())));
+    outbox.post(() -> ensemble.deleteInBackground(claimed.handle(), claimPath(claimed.item())));
     offerAgainLocked(claimed);
   }
 
@@ -384,9 +448,9 @@ final class ItemTakers implements SessionObserver {
     }
     outbox.post(() -> {
       // One after the other: the session answers in order, and claimsListed reads what itemsListed kept.
-      on.zk().getChildren(serverPath, watcher, (rc, path, ctx, children) -> itemsListed(Code.get(rc), children), null);
-      on.zk().getChildren(serverClaims, watcher,
-          (rc, path, ctx, children) -> sending(() -> claimsListed(on, Code.get(rc), children)), null);
+      ensemble.getChildren(on, serverPath, watcher, (rc, path, ctx, children) -> itemsListed(Code.get(rc), children));
+      ensemble.getChildren(on, serverClaims, watcher,
+          (rc, path, ctx, children) -> sending(() -> claimsListed(on, Code.get(rc), children)));
     });
   }
 
@@ -430,8 +494,8 @@ final class ItemTakers implements SessionObserver {
 
   private void watchForPath(Session.Handle on) {
     listing = true;
-    outbox.post(() -> on.zk().exists(serverPath, watcher,
-        (rc, path, ctx, stat) -> sending(() -> pathChecked(on, Code.get(rc))), null));
+    outbox.post(() -> ensemble.exists(on, serverPath, watcher,
+        (rc, path, ctx, stat) -> sending(() -> pathChecked(on, Code.get(rc)))));
   }
 
   private synchronized void pathChecked(Session.Handle on, Code code) {
@@ -476,14 +540,14 @@ final class ItemTakers implements SessionObserver {
           ? List.of(Op.check(itemPath, -1),
               Op.create(serverClaims, EMPTY, session.settings().aclFor(serverClaims), CreateMode.CONTAINER), claim)
           : List.of(Op.check(itemPath, -1), claim);
-      on.zk().multi(ops, (rc, path, ctx, results) -> claimAnswered(attempt, Code.get(rc), results), null);
+      ensemble.multi(on, ops, (rc, path, ctx, results) -> claimAnswered(attempt, Code.get(rc), results));
     });
     read(attempt); // posted after the claim, so sent after it
   }
 
   private void read(Attempt attempt) {
-    outbox.post(() -> attempt.handle.zk().getData(serverPath + "/" + attempt.item, false,
-        (rc, path, ctx, data, stat) -> sending(() -> itemRead(attempt, Code.get(rc), data, stat)), null));
+    outbox.post(() -> ensemble.getData(attempt.handle, serverPath + "/" + attempt.item,
+        (rc, path, ctx, data, stat) -> sending(() -> itemRead(attempt, Code.get(rc), data, stat))));
   }
 
   private synchronized void claimAnswered(Attempt attempt, Code code, List<OpResult> results) {
@@ -542,7 +606,7 @@ final class ItemTakers implements SessionObserver {
 
   /** The claim's reply was lost: it is ours if its node holds this attempt's data. */
   private void findLostClaim(Attempt attempt) {
-    outbox.post(() -> attempt.handle.zk().getData(claimPath(attempt.item), false, (rc, path, ctx, data, stat) -> {
+    outbox.post(() -> ensemble.getData(attempt.handle, claimPath(attempt.item), (rc, path, ctx, data, stat) -> {
       synchronized (this) {
         Code code = Code.get(rc);
         if (code == Code.OK && Arrays.equals(data, attempt.claimData)) {
@@ -555,7 +619,7 @@ final class ItemTakers implements SessionObserver {
         }
       }
       outbox.send();
-    }, null));
+    }));
   }
 
   private void claimed(Attempt attempt, byte[] data, Stat stat) {

@@ -1,6 +1,7 @@
 package dev.baton.internal.redis;
 
 import dev.baton.internal.redis.mutex.LocalCohortLincheck;
+import dev.baton.testkit.ModelCheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,5 +22,13 @@ class InProcessLincheckTest {
   @Test
   void leaseListeners() {
     LeaseHoldLincheck.check();
+  }
+
+  /** Each check in stress mode: random scenarios on real threads, a few hundred runs each. */
+  @Test
+  void stressMode() {
+    for (Class<?> check : new Class<?>[] {LocalCohortLincheck.class, LeaseHoldLincheck.class}) {
+      ModelCheck.stress(5, 200).check(check);
+    }
   }
 }
