@@ -266,7 +266,7 @@ public final class JdbcSession implements AutoCloseable {
   void releasedYielding(String name) {
     LockQueue q = queues.get(name);
     if (q != null) {
-      q.releasedYielding(yieldNanos() + CheckQueue.GRACE_NANOS);
+      q.releasedYielding(rowYieldNanos() + CheckQueue.GRACE_NANOS);
     }
   }
 
@@ -329,7 +329,7 @@ public final class JdbcSession implements AutoCloseable {
       yieldTo.put(name, token);
       try {
         // Only to forget the name: once the moment is over, the grant no longer yields anyway.
-        timer.schedule(() -> yieldTo.remove(name, token), yieldNanos(), TimeUnit.NANOSECONDS);
+        timer.schedule(() -> yieldTo.remove(name, token), rowYieldNanos(), TimeUnit.NANOSECONDS);
       } catch (java.util.concurrent.RejectedExecutionException ignored) {
         yieldTo.remove(name, token); // closing
       }
@@ -360,9 +360,25 @@ public final class JdbcSession implements AutoCloseable {
     return new Dialect.Asker(owner, settings.host(), pid, thread, yieldToken(name), yieldMicros());
   }
 
-  /** How long after a wanted release this client's attempts still yield (as {@link #yieldAfterRelease}). */
+  /** How long after a wanted release of a mutex this client's attempts still yield ({@link #rowYieldNanos}). */
   long yieldMicros() {
-    return TimeUnit.NANOSECONDS.toMicros(yieldNanos());
+    return TimeUnit.NANOSECONDS.toMicros(rowYieldNanos());
+  }
+
+  /**
+   * How long after a wanted release of a mutex this client's attempts yield to the client that
+   * wanted it, unless that client takes the row first ({@link #releaseAnswered}). Where releases
+   * are not heard (MySQL has no notify), the waiting client tries again on its back-off, which grows
+   * to {@link Settings#maxBackoff()} while a holder keeps refusing it: the moment covers that
+   * back-off too, or the releasing client would take the row back whenever the other's back-off
+   * had outgrown the moment. Never more than half a renewal period.
+   */
+  private long rowYieldNanos() {
+    long yield = yieldNanos();
+    if (listener != null) {
+      return yield;
+    }
+    return Math.max(yield, Math.min(settings.renewEvery().toNanos() / 2, yield + settings.maxBackoff().toNanos()));
   }
 
   /** This client's release of {@code name} was wanted by no other client: its waiters try at once. */
